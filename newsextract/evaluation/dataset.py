@@ -1,0 +1,60 @@
+"""Read a manifest in the format of ``shared/data``: one JSON object a line."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+
+@dataclass(frozen=True)
+class ManifestEntry:
+    """One page of a data set; gold text is read only by evaluation."""
+
+    id: str
+    url: str | None
+    html_path: Path
+    text_path: Path | None
+    lang: str
+    fields: dict[str, Any]
+
+    def read_html(self) -> bytes:
+        data = self.html_path.read_bytes()
+        return gzip.decompress(data) if self.html_path.suffix == ".gz" else data
+
+    def read_gold(self) -> str:
+        if self.text_path is None:
+            raise FileNotFoundError(f"page {self.id} has no gold text")
+        return self.text_path.read_text(encoding="utf-8")
+
+    def group_key(self, field_name: str) -> str:
+        """The value pages are grouped by (a site); pages without one stand alone."""
+        value = self.fields.get(field_name)
+        return str(value) if value else f"_single:{self.id}"
+
+
+def read_manifest(path: str | Path) -> Iterator[ManifestEntry]:
+    """Entries of ``manifest.jsonl``, paths resolved against the manifest's folder."""
+    manifest = Path(path)
+    if manifest.is_dir():
+        manifest = manifest / "manifest.jsonl"
+    folder = manifest.parent
+    with manifest.open(encoding="utf-8") as lines:
+        for number, line in enumerate(lines, 1):
+            if not line.strip():
+                continue
+            try:
+                record = json.loads(line)
+                yield ManifestEntry(
+                    id=str(record["id"]),
+                    url=record.get("url"),
+                    html_path=folder / record["html"],
+                    text_path=folder / record["text"] if record.get("text") else None,
+                    lang=record.get("lang") or "",
+                    fields=record,
+                )
+            except (ValueError, KeyError) as error:
+                raise ValueError(f"{manifest}:{number}: bad manifest line: {error}") from error
