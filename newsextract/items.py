@@ -44,8 +44,21 @@ class FailureItem:
     """Why a fetched or scheduled URL did not become an article."""
 
     url: str
-    stage: str  # "download", "http", "robots", "content-type", "decode", "extraction", ...
+    stage: str  # "download", "http", "robots", "content-type", ...: see extensions.failures
     reason: str
     status: int | None = None
+    site: str = ""
+    fetchedAt: str = ""
+
+
+@dataclass
+class ListingItem:
+    """A fetched page that is not an article: a listing page, a sitemap, a feed or a
+    robots.txt read for its sitemaps. Written to the listings file, never exported."""
+
+    url: str
+    kind: str  # "listing", "sitemap", "feed", "robots"
+    links: int  # links (or entries) the document held
+    articleLinks: int  # of those, links to article pages
     site: str = ""
     fetchedAt: str = ""

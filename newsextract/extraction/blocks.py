@@ -7,7 +7,7 @@ inside a nested block element. One block is one paragraph of output.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from lxml import etree
 
@@ -22,6 +22,7 @@ HEADING_TAGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
 _SPACE = re.compile(r"[ \t\r\f\v\u00a0\u200b\u3000]+")
 _LINE_BREAK = "\u2028"
 _BREAKS = re.compile(r" *\u2028[ \u2028]*")
+_RUN_EDGES = re.compile("[ \u2028]*\x00[ \u2028]*")
 
 
 @dataclass(frozen=True, eq=False)
@@ -50,80 +51,107 @@ class Block:
         return len(self.text.split())
 
 
-@dataclass
-class _OpenBlock:
-    element: etree._Element
-    depth: int
-    pieces: list[str] = field(default_factory=list)
-    link_chars: int = 0
-    inline_tags: list[str] = field(default_factory=list)
-    attr_texts: list[str] = field(default_factory=list)
-
-
 def split_blocks(root: etree._Element) -> tuple[Block, ...]:
-    """Cut a cleaned tree into blocks with non-empty text, without recursion."""
-    blocks: list[Block] = []
-    stack: list[_OpenBlock] = [_OpenBlock(root, 0)]
-    in_link = 0
+    """Cut a cleaned tree into blocks with non-empty text, without recursion.
+
+    Only one run of text is open at a time: a nested block closes the run of its parent,
+    and the parent starts a new run after it. The loop is written flat, with local state,
+    because it runs for every element of every page (the hot path of parsing); the runs'
+    texts are normalised together in one pass afterwards.
+    """
+    runs: list[_RawRun] = []
+    owners: list[etree._Element] = [root]
+    pieces: list[str] = [root.text] if root.text else []
+    tags: list[str] = []
+    attrs: list[str] = []
+    link_chars = in_link = 0
     walk = etree.iterwalk(root, events=("start", "end"))
     next(walk)  # the root itself is already open
     for event, element in walk:
-        tag = element.tag if isinstance(element.tag, str) else ""
-        is_block = tag in BLOCK_TAGS
+        tag = element.tag
+        if tag.__class__ is not str:
+            tag = ""
+        boundary = tag in BLOCK_TAGS
         if event == "start":
-            if is_block:
-                _flush(stack[-1], blocks)
-                stack.append(_OpenBlock(element, len(stack)))
+            if boundary:
+                owner, depth = owners[-1], len(owners) - 1
+                owners.append(element)
             else:
-                _note_inline(stack[-1], element, tag)
-            in_link += tag == "a"
-            _add_text(stack[-1], element.text, in_link > 0)
+                tags.append(tag)
+                for name in _ATTR_NAMES:
+                    value = element.get(name)
+                    if value and not value.isspace():
+                        attrs.append(value.strip())
+            if tag == "a":
+                in_link += 1
+            text = element.text
+        else:
+            if tag == "a" and in_link:
+                in_link -= 1
+            elif tag == "br":
+                pieces.append(_LINE_BREAK)
+            if boundary:
+                if len(owners) > 1:
+                    owner = owners.pop()
+                    depth = len(owners)
+                else:
+                    boundary = False
+            text = element.tail
+        if boundary:
+            if pieces:
+                runs.append((owner, depth, pieces, link_chars, tags, attrs))
+                pieces, tags, attrs = [], [], []
+            elif tags:
+                tags, attrs = [], []
+            link_chars = 0
+        if text:
+            pieces.append(text)
+            if in_link:
+                link_chars += len(text.strip())
+    if pieces:
+        runs.append((owners[-1], len(owners) - 1, pieces, link_chars, tags, attrs))
+    return _make_blocks(runs)
+
+
+# owner element, depth, text pieces, link characters, inline tags, attribute texts
+_RawRun = tuple[etree._Element, int, list[str], int, list[str], list[str]]
+_ATTR_NAMES = ("title", "alt")
+
+
+def _make_blocks(runs: list[_RawRun]) -> tuple[Block, ...]:
+    texts = normalise_texts(["".join(run[2]) for run in runs])
+    blocks: list[Block] = []
+    for run, text in zip(runs, texts, strict=True):
+        if not text:
             continue
-        in_link -= tag == "a" and in_link > 0
-        if tag == "br":
-            stack[-1].pieces.append(_LINE_BREAK)
-        if is_block and len(stack) > 1:
-            _flush(stack.pop(), blocks)
-        _add_text(stack[-1], element.tail, in_link > 0)
-    for open_block in reversed(stack):
-        _flush(open_block, blocks)
-    return tuple(blocks)
-
-
-def _note_inline(block: _OpenBlock, element: etree._Element, tag: str) -> None:
-    block.inline_tags.append(tag)
-    for name in ("title", "alt"):
-        value = element.get(name)
-        if value:
-            block.attr_texts.append(value.strip())
-
-
-def _add_text(block: _OpenBlock, text: str | None, in_link: bool) -> None:
-    if not text:
-        return
-    block.pieces.append(text)
-    if in_link:
-        block.link_chars += len(text.strip())
-
-
-def _flush(block: _OpenBlock, blocks: list[Block]) -> None:
-    """Emit the text gathered so far as a block and start a new run."""
-    text = normalise_text("".join(block.pieces)) if block.pieces else ""
-    if text:
-        element = block.element
+        element, depth, _, link_chars, tags, attrs = run
+        tag = element.tag
         blocks.append(
             Block(
                 index=len(blocks),
                 element=element,
-                tag=element.tag if isinstance(element.tag, str) else "",
+                tag=tag if tag.__class__ is str else "",
                 text=text,
-                depth=block.depth,
-                link_chars=min(block.link_chars, len(text)),
-                inline_tags=tuple(block.inline_tags),
-                attr_texts=tuple(block.attr_texts),
+                depth=depth,
+                link_chars=min(link_chars, len(text)),
+                inline_tags=tuple(tags),
+                attr_texts=tuple(attrs),
             )
         )
-    block.pieces, block.link_chars, block.inline_tags, block.attr_texts = [], 0, [], []
+    return tuple(blocks)
+
+
+def normalise_texts(texts: list[str]) -> list[str]:
+    """:func:`normalise_text` of many texts in one regex pass (they never contain NUL).
+
+    >>> normalise_texts([" a  b ", "\u2028", "c\u2028 d"])
+    ['a b', '', 'c\nd']
+    """
+    if not texts:
+        return []
+    joined = _SPACE.sub(" ", "\x00".join(texts).replace("\n", " "))
+    joined = _BREAKS.sub("\n", _RUN_EDGES.sub("\x00", joined))
+    return [text.strip() for text in joined.split("\x00")]
 
 
 def normalise_text(text: str) -> str:

@@ -1,0 +1,187 @@
+"""The failure log: every fetched or scheduled URL that did not become an article.
+
+Sources, so that nothing is dropped silently:
+
+- the spiders' errback (:func:`describe_failure`): download errors, HTTP errors,
+  robots.txt, redirect limits, off-site redirects, size limits;
+- the spiders' own verdicts, sent as :data:`failure_recorded` (non-HTML responses);
+- ``item_dropped`` (a pipeline's ``DropItem``; its ``stage`` attribute names the stage),
+  ``item_error`` (a pipeline crashed) and ``spider_error`` (a callback crashed);
+- ``request_dropped`` for a redirect the duplicate filter refused (a redirect loop).
+
+Each record is counted in stats (``newsextract/failures/<stage>``) and, when the setting
+``NEWSEXTRACT_FAILURES`` names a file, written to it as a JSON line (appended, flushed).
+The log also counts the article records scraped (``newsextract/articles``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from scrapy import Request, Spider, signals
+from scrapy.crawler import Crawler
+from scrapy.exceptions import (
+    CannotResolveHostError,
+    DownloadCancelledError,
+    DownloadConnectionRefusedError,
+    DownloadFailedError,
+    DownloadTimeoutError,
+    IgnoreRequest,
+    ResponseDataLossError,
+)
+from scrapy.http import Response
+from scrapy.spidermiddlewares.httperror import HttpError
+from scrapy.statscollectors import StatsCollector
+from twisted.internet.error import ConnectError, DNSLookupError, TimeoutError
+from twisted.python.failure import Failure
+
+from newsextract.extensions.jsonl import JsonLinesFile, resolve_path, utc_now
+from newsextract.items import ArticleItem, FailureItem
+
+#: Sent by spiders for a failure only they can see: ``failure=FailureItem``.
+failure_recorded = object()
+
+#: Stage names a failure record can carry.
+STAGES = (
+    "download",  # DNS, connection, timeout, truncated body
+    "http",  # an HTTP error status after retries
+    "robots",  # forbidden by robots.txt
+    "redirect",  # too many redirects, or a redirect loop
+    "offsite",  # redirected off the crawl's site
+    "size-limit",  # body larger than DOWNLOAD_MAXSIZE
+    "content-type",  # not an HTML page (declared type or sniffed bytes)
+    "decode",  # the bytes could not be read as a document
+    "extraction",  # no main text found
+    "duplicate",  # the same text was harvested under another URL
+    "document",  # a sitemap or feed that could not be read
+    "pipeline",  # dropped by a pipeline that names no stage
+    "pipeline-error",  # a pipeline raised an unexpected error
+    "spider",  # a spider callback raised an unexpected error
+)
+
+
+@dataclass(frozen=True)
+class FailureReason:
+    stage: str
+    reason: str
+    status: int | None = None
+
+
+def describe_failure(failure: Failure) -> FailureReason:
+    """Name the stage and reason of a request's failure, as an errback receives it."""
+    error = failure.value
+    if isinstance(error, HttpError):
+        status = error.response.status
+        return FailureReason("http", f"HTTP {status}", status)
+    if isinstance(error, IgnoreRequest):
+        return _describe_ignored(str(error))
+    if isinstance(error, DownloadCancelledError) and "max size" in str(error):
+        return FailureReason("size-limit", str(error))
+    if isinstance(error, CannotResolveHostError | DNSLookupError):
+        return FailureReason("download", f"DNS lookup failed: {error}")
+    if isinstance(error, DownloadTimeoutError | TimeoutError):
+        return FailureReason("download", f"timeout: {error}")
+    if isinstance(error, DownloadConnectionRefusedError | ConnectError):
+        return FailureReason("download", f"connection failed: {error}")
+    if isinstance(error, DownloadFailedError | ResponseDataLossError | DownloadCancelledError):
+        return FailureReason("download", f"{type(error).__name__}: {error}")
+    return FailureReason("download", f"{type(error).__name__}: {error}")
+
+
+def _describe_ignored(message: str) -> FailureReason:
+    lowered = message.lower()
+    if "robots.txt" in lowered:
+        return FailureReason("robots", message)
+    if "redirect" in lowered:
+        return FailureReason("redirect", message)
+    if "max size" in lowered or "download_maxsize" in lowered:
+        return FailureReason("size-limit", message)
+    if "offsite" in lowered or "domain" in lowered:
+        return FailureReason("offsite", message)
+    return FailureReason("download", f"ignored: {message}")
+
+
+def first_url(request: Request) -> str:
+    """The URL the crawl asked for, before any redirect."""
+    chain = request.meta.get("redirect_urls") or [request.url]
+    return str(chain[0])
+
+
+class FailureLog:
+    """Counts every failure in stats and writes it to the failures file, if one is set."""
+
+    def __init__(self, stats: StatsCollector, path_template: str | None = None) -> None:
+        self.stats = stats
+        self.path_template = path_template
+        self.file: JsonLinesFile | None = None
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> FailureLog:
+        assert crawler.stats is not None
+        log = cls(crawler.stats, crawler.settings.get("NEWSEXTRACT_FAILURES") or None)
+        connect = crawler.signals.connect
+        connect(log.spider_opened, signal=signals.spider_opened)
+        connect(log.spider_closed, signal=signals.spider_closed)
+        connect(log.failure_recorded, signal=failure_recorded)
+        connect(log.item_scraped, signal=signals.item_scraped)
+        connect(log.item_dropped, signal=signals.item_dropped)
+        connect(log.item_error, signal=signals.item_error)
+        connect(log.spider_error, signal=signals.spider_error)
+        connect(log.request_dropped, signal=signals.request_dropped)
+        return log
+
+    def spider_opened(self, spider: Spider) -> None:
+        if self.path_template:
+            self.file = JsonLinesFile(resolve_path(self.path_template, spider.name))
+            self.file.open()
+
+    def spider_closed(self, spider: Spider) -> None:
+        if self.file is not None:
+            self.file.close()
+
+    def record(self, failure: FailureItem) -> None:
+        self.stats.inc_value("newsextract/failures")
+        self.stats.inc_value(f"newsextract/failures/{failure.stage}")
+        if self.file is not None:
+            self.file.write(failure)
+
+    def failure_recorded(self, failure: FailureItem) -> None:
+        self.record(failure)
+
+    def item_scraped(self, item: Any) -> None:
+        if isinstance(item, ArticleItem):
+            self.stats.inc_value("newsextract/articles")
+
+    def item_dropped(self, item: Any, exception: BaseException, **kwargs: Any) -> None:
+        stage = str(getattr(exception, "stage", "") or "pipeline")
+        self.record(_item_failure(item, stage, str(exception)))
+
+    def item_error(self, item: Any, failure: Failure, **kwargs: Any) -> None:
+        reason = f"{type(failure.value).__name__}: {failure.value}"
+        self.record(_item_failure(item, "pipeline-error", reason))
+
+    def spider_error(self, failure: Failure, response: Response, spider: Spider) -> None:
+        reason = f"{type(failure.value).__name__}: {failure.value}"
+        site = str(getattr(spider, "site_name", ""))
+        self.record(FailureItem(response.url, "spider", reason, response.status, site, utc_now()))
+
+    def request_dropped(self, request: Request, spider: Spider) -> None:
+        # The duplicate filter drops repeated links silently, as it should; a redirect it
+        # drops, though, was fetched and leads nowhere new: a loop, or an alias of a page.
+        if not request.meta.get("redirect_urls"):
+            return
+        reason = f"redirects to {request.url}, already requested in this crawl"
+        site = str(getattr(spider, "site_name", ""))
+        self.record(FailureItem(first_url(request), "redirect", reason, None, site, utc_now()))
+
+
+def _item_failure(item: Any, stage: str, reason: str) -> FailureItem:
+    return FailureItem(
+        url=str(getattr(item, "url", "")),
+        stage=stage,
+        reason=reason,
+        status=getattr(item, "status", None),
+        site=str(getattr(item, "site", "")),
+        fetchedAt=str(getattr(item, "fetched_at", "") or getattr(item, "fetchedAt", "")),
+    )

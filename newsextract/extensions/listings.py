@@ -1,0 +1,49 @@
+"""The listing log: fetched pages that are not articles (listing pages, sitemaps, feeds,
+robots.txt), so every fetched URL ends as an article, a failure or a listing record.
+
+Spiders send :data:`listing_fetched` with a :class:`~newsextract.items.ListingItem`; the log
+counts it (``newsextract/pages/<kind>``) and, when the setting ``NEWSEXTRACT_LISTINGS``
+names a file, appends it there as a JSON line.
+"""
+
+from __future__ import annotations
+
+from scrapy import Spider, signals
+from scrapy.crawler import Crawler
+from scrapy.statscollectors import StatsCollector
+
+from newsextract.extensions.jsonl import JsonLinesFile, resolve_path
+from newsextract.items import ListingItem
+
+#: Sent by spiders for each non-article document fetched: ``listing=ListingItem``.
+listing_fetched = object()
+
+
+class ListingLog:
+    def __init__(self, stats: StatsCollector, path_template: str | None = None) -> None:
+        self.stats = stats
+        self.path_template = path_template
+        self.file: JsonLinesFile | None = None
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> ListingLog:
+        assert crawler.stats is not None
+        log = cls(crawler.stats, crawler.settings.get("NEWSEXTRACT_LISTINGS") or None)
+        crawler.signals.connect(log.spider_opened, signal=signals.spider_opened)
+        crawler.signals.connect(log.spider_closed, signal=signals.spider_closed)
+        crawler.signals.connect(log.listing_fetched, signal=listing_fetched)
+        return log
+
+    def spider_opened(self, spider: Spider) -> None:
+        if self.path_template:
+            self.file = JsonLinesFile(resolve_path(self.path_template, spider.name))
+            self.file.open()
+
+    def spider_closed(self, spider: Spider) -> None:
+        if self.file is not None:
+            self.file.close()
+
+    def listing_fetched(self, listing: ListingItem) -> None:
+        self.stats.inc_value(f"newsextract/pages/{listing.kind}")
+        if self.file is not None:
+            self.file.write(listing)

@@ -1,0 +1,188 @@
+"""Method E: block classification with layout and language features (seed 004).
+
+Two independent classifiers judge every block: boosted trees on layout features taken from
+the DOM (:mod:`newsextract.extraction.features`) and a unigram language model of content
+versus noise text. Their posteriors are combined as in the paper (a weighted mean or the
+maximum; the trained model says which, chosen on the development data). A second stage then
+works top-down on the DOM: every enclosing element is judged by the content mass of its
+subtree, and each block's posterior is revised with its element's and neighbours' verdicts.
+The trained weights ship as JSON in ``models/``, written by ``newsextract train``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+from typing import Any
+
+import numpy as np
+
+from newsextract.exceptions import ExtractionError
+from newsextract.extraction.boosting import TreeEnsemble, sigmoid
+from newsextract.extraction.features import (
+    BlockTable,
+    context_feature_names,
+    context_features,
+    feature_names,
+    layout_features,
+    read_blocks,
+)
+from newsextract.extraction.page import Page
+from newsextract.extraction.result import MethodResult
+
+MODEL_FILE = "classifier.json"
+MODEL_FORMAT = 1
+#: A language-model log-odds is clipped to this, so no single word decides a block.
+MAX_TOKEN_LOG_ODDS_DEFAULT = 4.0
+
+
+@dataclass(frozen=True)
+class LanguageModel:
+    """Unigram log-odds of content versus noise, turned into a posterior by a small logistic fit."""
+
+    log_odds: dict[str, float]
+    weights: tuple[float, ...]  # bias, mean log-odds, log tokens known, mean x log tokens
+
+    def posterior(self, tokens: tuple[tuple[str, ...], ...]) -> np.ndarray:
+        return sigmoid(self.features(tokens) @ np.asarray(self.weights))
+
+    def features(self, tokens: tuple[tuple[str, ...], ...]) -> np.ndarray:
+        get = self.log_odds.get
+        rows = np.zeros((len(tokens), 4))
+        rows[:, 0] = 1.0
+        for i, block_tokens in enumerate(tokens):
+            values = [v for v in map(get, block_tokens) if v is not None]
+            if values:
+                mean = sum(values) / len(values)
+                known = np.log1p(len(values))
+                rows[i, 1:] = (mean, known, mean * known)
+        return rows
+
+
+@dataclass(frozen=True)
+class ClassifierModel:
+    """Everything method E learned; see ``newsextract train``."""
+
+    feature_names: tuple[str, ...]
+    context_names: tuple[str, ...]
+    layout: TreeEnsemble
+    language: LanguageModel
+    combination: str  # "weighted" or "max"
+    layout_weight: float  # used by "weighted": layout * w + language * (1 - w)
+    context: TreeEnsemble
+    threshold: float
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "format": MODEL_FORMAT,
+            "feature_names": list(self.feature_names),
+            "context_names": list(self.context_names),
+            "layout": self.layout.to_json(),
+            "language": {
+                "weights": list(self.language.weights),
+                "log_odds": {k: round(v, 3) for k, v in sorted(self.language.log_odds.items())},
+            },
+            "combination": self.combination,
+            "layout_weight": self.layout_weight,
+            "context": self.context.to_json(),
+            "threshold": self.threshold,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> ClassifierModel:
+        if data.get("format") != MODEL_FORMAT:
+            raise ExtractionError(f"classifier model format {data.get('format')!r} not supported")
+        model = cls(
+            feature_names=tuple(data["feature_names"]),
+            context_names=tuple(data["context_names"]),
+            layout=TreeEnsemble.from_json(data["layout"]),
+            language=LanguageModel(
+                {str(k): float(v) for k, v in data["language"]["log_odds"].items()},
+                tuple(float(w) for w in data["language"]["weights"]),
+            ),
+            combination=str(data["combination"]),
+            layout_weight=float(data["layout_weight"]),
+            context=TreeEnsemble.from_json(data["context"]),
+            threshold=float(data["threshold"]),
+        )
+        if model.feature_names != feature_names() or model.context_names != context_feature_names():
+            raise ExtractionError("classifier model features differ from the code: retrain")
+        return model
+
+
+@lru_cache(maxsize=1)
+def default_model() -> ClassifierModel:
+    """The model shipped in the package, read once."""
+    text = resources.files("newsextract.extraction").joinpath("models", MODEL_FILE).read_text()
+    return ClassifierModel.from_json(json.loads(text))
+
+
+@dataclass(frozen=True)
+class BlockEvidence:
+    """Method E's per-block posteriors at each stage, for the combiner."""
+
+    table: BlockTable
+    layout: np.ndarray
+    language: np.ndarray
+    first: np.ndarray  # layout and language combined
+    title: np.ndarray  # 1 where a block is the page's headline
+    final: np.ndarray  # after the top-down context stage
+
+
+def combine_posteriors(
+    layout: np.ndarray, language: np.ndarray, mode: str, layout_weight: float
+) -> np.ndarray:
+    """The paper's two ways to join the classifiers."""
+    if mode == "max":
+        return np.maximum(layout, language)
+    return layout_weight * layout + (1.0 - layout_weight) * language
+
+
+def block_evidence(page: Page, model: ClassifierModel | None = None) -> BlockEvidence:
+    model = model or default_model()
+    table = read_blocks(page)
+    layout = model.layout.predict(layout_features(table))
+    language = model.language.posterior(table.tokens)
+    first = combine_posteriors(layout, language, model.combination, model.layout_weight)
+    title = title_blocks(page)
+    final = model.context.predict(context_features(table, first, title))
+    return BlockEvidence(table, layout, language, first, title, final)
+
+
+def classify_blocks(page: Page, model: ClassifierModel | None = None) -> MethodResult:
+    """Method E alone: the blocks whose final posterior passes the model's threshold."""
+    model = model or default_model()
+    evidence = block_evidence(page, model)
+    kept = tuple(int(i) for i in np.flatnonzero(evidence.final >= model.threshold))
+    confidence = float(evidence.final[list(kept)].mean()) if kept else 0.0
+    return MethodResult("classifier", kept, confidence, tuple(evidence.final.tolist()))
+
+
+_FOLD = re.compile(r"\W+")
+
+
+def title_blocks(page: Page) -> np.ndarray:
+    """1 for blocks whose text is the page's headline (og:title, <title> or an h1)."""
+    flags = np.zeros(len(page.blocks))
+    meta = page.structured.meta
+    candidates = {
+        _fold(text)
+        for text in (meta.get("og:title", ""), meta.get("twitter:title", ""), page.structured.title)
+        if text
+    }
+    candidates.discard("")
+    for block in page.blocks:
+        folded = _fold(block.text)
+        if not folded or len(folded) > 300:
+            continue
+        if block.tag == "h1" or any(folded == c or (len(folded) > 15 and folded in c)
+                                    for c in candidates):
+            flags[block.index] = 1.0
+    return flags
+
+
+def _fold(text: str) -> str:
+    return _FOLD.sub(" ", text.lower()).strip()

@@ -1,0 +1,460 @@
+"""Layout features of a page's blocks (method E), one row a block, as a numpy matrix.
+
+The per-block Python work is limited to one pass that reads counts from each block's text
+and maps each block to its chain of enclosing elements; everything else (neighbours,
+ancestor subtree totals, positions) is vectorised. Feature names are part of the trained
+model, so a change here needs ``newsextract train`` to be run again.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+from lxml import etree
+
+from newsextract.extraction.page import Page
+
+#: How many enclosing elements of a block are looked at; bounds work on deeply nested pages.
+MAX_ANCESTORS_DEFAULT = 48
+#: Ancestor levels whose subtree totals become features (0 = the block's own element).
+SUBTREE_LEVELS_DEFAULT = (0, 1, 2, 3, 5)
+
+_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
+_TOKEN = re.compile(rf"[{_CJK}]|[^\W\d_{_CJK}]+")
+_DATE_LIKE = re.compile(
+    r"\b(?:19|20)\d\d\b|\b\d{1,2}:\d\d\b|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)"
+    r"[a-z]*\.? \d{1,2}\b|\d+\s*(?:\u5e74|\u6708|\u65e5)",
+    re.I,
+)
+_BYLINE = re.compile(
+    r"(?:^|\x00)\s*(?:by|von|par|por|di|door)\s+[A-Z]|\u8a18\u8005|\u8bb0\u8005", re.I
+)
+_COPYRIGHT = re.compile(r"\u00a9|\(c\)|copyright|all rights reserved|\u7248\u6743", re.I)
+
+_POSITIVE = re.compile(
+    r"article|body|content|entry|main|news|post|story|text|blog|hentry|paragraph|detail|prose"
+    r"|column|permalink|page-?body|instapaper|\bpage\b",
+    re.I,
+)
+_NEGATIVE = re.compile(
+    r"comment|meta|footer|foot|footnote|nav|menu|sidebar|side|sponsor|\bad|ads\b|advert|banner"
+    r"|promo|related|share|social|widget|breadcrumb|\btags?\b|login|subscribe|newsletter|popup"
+    r"|masthead|header|copyright|disclaimer|rss|tool|pagination|pager|outbrain|taboola|recommend"
+    r"|popular|trending|most-|signup|register|cookie|modal|teaser|more|extra|byline|author|date"
+    r"|caption|credit|photo|gallery|video|label|rating|print|email|button|skip|search|hidden",
+    re.I,
+)
+_COMMENT = re.compile(r"comment|disqus|respon|repl(?:y|ies)|discussion", re.I)
+
+#: Tags that get their own indicator feature; every other block tag shares one.
+_OWN_TAGS = (
+    "p", "div", "li", "td", "h1", "h2", "h3", "h4", "span", "dd", "dt", "blockquote", "pre",
+    "section", "article", "body", "form", "th", "figcaption", "font", "center", "address",
+)
+_HEADING = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
+#: Ancestor tag kinds: (name, tags); a block gets 1 when any enclosing element has one.
+_ANCESTOR_KINDS = (
+    ("nav", frozenset({"nav", "menu"})),
+    ("header", frozenset({"header"})),
+    ("footer", frozenset({"footer"})),
+    ("aside", frozenset({"aside"})),
+    ("article", frozenset({"article", "main"})),
+    ("list", frozenset({"ul", "ol", "dl", "li"})),
+    ("table", frozenset({"table"})),
+    ("form", frozenset({"form"})),
+    ("quote", frozenset({"blockquote"})),
+    ("figure", frozenset({"figure", "figcaption"})),
+    ("link", frozenset({"a"})),
+)
+
+
+@dataclass(frozen=True)
+class BlockTable:
+    """Counts read from each block once, plus each block's ancestor element ids."""
+
+    chars: np.ndarray  # letters, digits and CJK characters (float)
+    words: np.ndarray  # metric tokens (CJK: characters)
+    link_chars: np.ndarray
+    ancestors: np.ndarray  # (blocks, MAX_ANCESTORS) element ids, -1 past the root
+    counts: np.ndarray  # (blocks, len(_COUNT_NAMES)) raw counts from the text
+    tags: np.ndarray  # (blocks,) index into _OWN_TAGS, len(_OWN_TAGS) for other tags
+    element_flags: np.ndarray  # (elements, len(_ELEMENT_FLAG_NAMES))
+    tokens: tuple[tuple[str, ...], ...]  # lower-cased word tokens for the language model
+
+
+_COUNT_NAMES = (
+    "punct", "sentence_end", "digits", "upper", "pipes", "date_like", "byline", "copyright",
+    "cjk", "line_breaks", "inline_tags", "images",
+)
+_RATE_COLUMNS = [0, 1, 2, 3, 4, 8]
+_LOG_COLUMNS = [9, 10, 11]
+_ELEMENT_FLAG_NAMES = ("positive", "negative", "comment") + tuple(k for k, _ in _ANCESTOR_KINDS)
+
+
+def read_blocks(page: Page, max_ancestors: int = MAX_ANCESTORS_DEFAULT) -> BlockTable:
+    """One pass over the blocks for tags and ancestor chains; text counts are vectorised."""
+    blocks = page.blocks
+    n = len(blocks)
+    tags = np.full(n, len(_OWN_TAGS), dtype=np.int64)
+    ancestors = np.full((n, max_ancestors), -1, dtype=np.int64)
+    inline = np.zeros((n, 2))
+    chains = _ChainIndex(max_ancestors)
+    tag_index = _TAG_INDEX.get
+    other = len(_OWN_TAGS)
+    for i, block in enumerate(blocks):
+        tags[i] = tag_index(block.tag, other)
+        chain = chains.chain(block.element)
+        ancestors[i, : len(chain)] = chain
+        if block.inline_tags:
+            inline[i] = len(block.inline_tags), block.inline_tags.count("img")
+    texts = [block.text for block in blocks]
+    link = np.fromiter((block.link_chars for block in blocks), float, n)
+    chars, words, counts = _text_counts(texts)
+    counts[:, 10:12] = inline
+    tokens = tuple(tuple(_TOKEN.findall(text)) for text in "\x00".join(texts).lower().split("\x00"))
+    if n == 0:
+        tokens = ()
+    return BlockTable(chars, words, link, ancestors, counts, tags, chains.flags(), tokens)
+
+
+_TAG_INDEX = {tag: i for i, tag in enumerate(_OWN_TAGS)}
+
+
+def _code_set(characters: str) -> np.ndarray:
+    return np.array(sorted({ord(c) for c in characters}), dtype=np.uint32)
+
+
+_PUNCT_CODES = _code_set(".,;:!?\u3001\u3002\uff0c\uff0e\uff1a\uff1b\uff01\uff1f\u060c\u0964")
+_END_CODES = _code_set(".!?\u3002\uff01\uff1f\u0964")
+_CLOSE_CODES = _code_set("\"'\u201d\u300d)] \n\x00")
+_PIPE_CODES = _code_set("|\u00bb\u203a>\u00b7\u2022/")
+_NOT_WORD_CODES = _code_set("\u00d7\u00f7")
+
+
+def _cjk_mask(codes: np.ndarray) -> np.ndarray:
+    mask: np.ndarray = (
+        ((codes >= 0x3040) & (codes <= 0x30FF)) | ((codes >= 0x3400) & (codes <= 0x4DBF))
+        | ((codes >= 0x4E00) & (codes <= 0x9FFF)) | ((codes >= 0xAC00) & (codes <= 0xD7AF))
+        | ((codes >= 0xF900) & (codes <= 0xFAFF))
+    )
+    return mask
+
+
+def _word_mask(codes: np.ndarray) -> np.ndarray:
+    """Characters ``\\w`` would match, closely enough for a feature (no per-char Python)."""
+    ascii_word = (
+        ((codes >= 48) & (codes <= 57)) | ((codes >= 65) & (codes <= 90))
+        | ((codes >= 97) & (codes <= 122)) | (codes == 95)
+    )
+    punctuation = (
+        (codes < 0xC0) | ((codes >= 0x2000) & (codes <= 0x2BFF))
+        | ((codes >= 0x3000) & (codes <= 0x303F)) | ((codes >= 0xFF00) & (codes <= 0xFF0F))
+        | ((codes >= 0xFF1A) & (codes <= 0xFF20)) | np.isin(codes, _NOT_WORD_CODES)
+    )
+    mask: np.ndarray = ascii_word | ~punctuation
+    return mask
+
+
+def _text_counts(texts: list[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Characters, words and the counts of _COUNT_NAMES for every block at once."""
+    n = len(texts)
+    counts = np.zeros((n, len(_COUNT_NAMES)))
+    lengths = np.fromiter(map(len, texts), float, n)
+    if n == 0:
+        return lengths, np.zeros(0), counts
+    joined = "\x00".join(texts)
+    codes = np.frombuffer(joined.encode("utf-32-le"), dtype=np.uint32)
+    owner = np.repeat(np.arange(n), lengths.astype(np.int64) + 1)[: len(codes)]
+    cjk = _cjk_mask(codes)
+    word = _word_mask(codes) & ~cjk
+    word_start = word & ~np.concatenate([[False], word[:-1]])
+    following = np.concatenate([codes[1:], [0]]).astype(np.uint32)
+    sentence_end = np.isin(codes, _END_CODES) & np.isin(following, _CLOSE_CODES)
+    masks = (
+        np.isin(codes, _PUNCT_CODES), sentence_end, (codes >= 48) & (codes <= 57),
+        (codes >= 65) & (codes <= 90), np.isin(codes, _PIPE_CODES),
+    )
+    for column, mask in enumerate(masks):
+        counts[:, column] = np.bincount(owner[mask], minlength=n)
+    starts = np.concatenate([[0], np.cumsum(lengths[:-1] + 1)])
+    for column, pattern in ((5, _DATE_LIKE), (6, _BYLINE), (7, _COPYRIGHT)):
+        hits = [m.start() for m in pattern.finditer(joined)]
+        if hits:
+            counts[np.searchsorted(starts, hits, side="right") - 1, column] = 1.0
+    counts[:, 8] = np.bincount(owner[cjk], minlength=n)
+    counts[:, 9] = np.bincount(owner[codes == 10], minlength=n)
+    words = np.bincount(owner[word_start], minlength=n) + counts[:, 8]
+    return lengths, words.astype(float), counts
+
+
+class _ChainIndex:
+    """Numbers elements and remembers each one's chain of ancestors (itself first)."""
+
+    def __init__(self, max_ancestors: int) -> None:
+        self.max_ancestors = max_ancestors
+        self.ids: dict[etree._Element, int] = {}
+        self.chains: dict[int, list[int]] = {}
+        self.elements: list[etree._Element] = []
+
+    def element_id(self, element: etree._Element) -> int:
+        found = self.ids.get(element)
+        if found is None:
+            found = self.ids[element] = len(self.elements)
+            self.elements.append(element)
+        return found
+
+    def chain(self, element: etree._Element) -> list[int]:
+        path: list[etree._Element] = []
+        current: etree._Element | None = element
+        known: list[int] = []
+        while current is not None and len(path) < self.max_ancestors:
+            ident = self.ids.get(current)
+            if ident is not None and ident in self.chains:
+                known = self.chains[ident]
+                break
+            path.append(current)
+            current = current.getparent()
+        result = known
+        for member in reversed(path):
+            ident = self.element_id(member)
+            result = ([ident] + result)[: self.max_ancestors]
+            self.chains[ident] = result
+        return result
+
+    def flags(self) -> np.ndarray:
+        flags = np.zeros((len(self.elements), len(_ELEMENT_FLAG_NAMES)))
+        for i, element in enumerate(self.elements):
+            tag = element.tag if isinstance(element.tag, str) else ""
+            names = f"{element.get('class', '')} {element.get('id', '')}"[:200]
+            if names.strip():
+                flags[i, :3] = _name_flags(names)
+            for k, (_, kind_tags) in enumerate(_ANCESTOR_KINDS):
+                flags[i, 3 + k] = tag in kind_tags
+        return flags
+
+
+@lru_cache(maxsize=8192)
+def _name_flags(names: str) -> tuple[bool, bool, bool]:
+    """Class and id names repeat across a site's pages: judge each string once."""
+    return (
+        _POSITIVE.search(names) is not None,
+        _NEGATIVE.search(names) is not None,
+        _COMMENT.search(names) is not None,
+    )
+
+
+def feature_names() -> tuple[str, ...]:
+    """Column names of :func:`layout_features`, stored with the trained model."""
+    names = ["log_chars", "log_words", "link_density", "rel_index", "rel_char_pos", "depth"]
+    names += [f"rate_{name}" for name in _COUNT_NAMES]
+    names += [f"tag_{tag}" for tag in _OWN_TAGS] + ["tag_other", "tag_heading"]
+    names += [f"self_{name}" for name in _ELEMENT_FLAG_NAMES[:3]]
+    names += [f"near_{name}" for name in _ELEMENT_FLAG_NAMES[:3]]
+    names += [f"any_{name}" for name in _ELEMENT_FLAG_NAMES]
+    for level in SUBTREE_LEVELS_DEFAULT:
+        names += [f"up{level}_share", f"up{level}_links", f"up{level}_blocks", f"up{level}_ends"]
+    for offset in (-2, -1, 1, 2):
+        names += [f"nb{offset}_log_chars", f"nb{offset}_links", f"nb{offset}_ends"]
+    names += ["win_chars", "win_links", "page_log_chars", "page_blocks", "same_parent_prev"]
+    return tuple(names)
+
+
+def layout_features(table: BlockTable) -> np.ndarray:
+    """The layout feature matrix, one row a block, columns as :func:`feature_names`."""
+    n = len(table.chars)
+    if n == 0:
+        return np.zeros((0, len(feature_names())))
+    chars = table.chars
+    safe = np.maximum(chars, 1.0)
+    links = table.link_chars / safe
+    ends = np.minimum(table.counts[:, 1], 20.0)
+    own = _own_features(table, safe, links)
+    flags = _ancestor_flags(table)
+    subtree = _subtree_features(table, links, ends)
+    neighbours = _neighbour_features(np.log1p(chars), links, ends)
+    page = _page_features(table, links)
+    return np.hstack([own, flags, subtree, neighbours, page])
+
+
+def _own_features(table: BlockTable, safe: np.ndarray, links: np.ndarray) -> np.ndarray:
+    n = len(safe)
+    cum = np.cumsum(table.chars) - table.chars
+    total = max(float(table.chars.sum()), 1.0)
+    depth = (table.ancestors >= 0).sum(axis=1)
+    base = np.column_stack(
+        [
+            np.log1p(table.chars), np.log1p(table.words), links,
+            np.arange(n) / max(n - 1, 1), cum / total, depth,
+        ]
+    )
+    rates = table.counts.copy()
+    rates[:, _RATE_COLUMNS] /= safe[:, None]  # counts of characters become rates
+    rates[:, _LOG_COLUMNS] = np.log1p(rates[:, _LOG_COLUMNS])  # counts of things stay counts
+    tag_onehot = np.zeros((n, len(_OWN_TAGS) + 1))
+    tag_onehot[np.arange(n), table.tags] = 1.0
+    heading = np.isin(table.tags, [_OWN_TAGS.index(t) for t in ("h1", "h2", "h3", "h4")])
+    return np.hstack([base, rates, tag_onehot, heading[:, None].astype(float)])
+
+
+def _ancestor_flags(table: BlockTable) -> np.ndarray:
+    anc = table.ancestors
+    valid = anc >= 0
+    if len(table.element_flags) == 0:
+        return np.zeros((len(anc), 6 + len(_ELEMENT_FLAG_NAMES)))
+    per = table.element_flags[np.where(valid, anc, 0)] * valid[:, :, None]
+    own = per[:, 0, :3]
+    near = per[:, 1:4, :3].max(axis=1) if anc.shape[1] > 1 else np.zeros_like(own)
+    anywhere = per.max(axis=1)
+    return np.hstack([own, near, anywhere])
+
+
+def _subtree_features(table: BlockTable, links: np.ndarray, ends: np.ndarray) -> np.ndarray:
+    """Totals of the subtree of each block's ancestor at a few levels: readability's signal."""
+    anc = table.ancestors
+    n_elements = len(table.element_flags)
+    valid = anc >= 0
+    rows = np.repeat(np.arange(len(anc)), valid.sum(axis=1))
+    ids = anc[valid]
+    chars = np.bincount(ids, table.chars[rows], minlength=n_elements)
+    link_chars = np.bincount(ids, table.link_chars[rows], minlength=n_elements)
+    blocks = np.bincount(ids, minlength=n_elements).astype(float)
+    end_counts = np.bincount(ids, ends[rows], minlength=n_elements)
+    total = max(float(table.chars.sum()), 1.0)
+    columns = []
+    for level in SUBTREE_LEVELS_DEFAULT:
+        column = anc[:, min(level, anc.shape[1] - 1)]
+        here = column >= 0
+        pick = np.where(here, column, 0)
+        share = np.where(here, chars[pick] / total, 1.0)
+        dens = np.where(here, link_chars[pick] / np.maximum(chars[pick], 1.0), 0.0)
+        count = np.where(here, np.log1p(blocks[pick]), 0.0)
+        end_rate = np.where(here, end_counts[pick] / np.maximum(blocks[pick], 1.0), 0.0)
+        columns += [share, dens, count, end_rate]
+    return np.column_stack(columns)
+
+
+def _neighbour_features(log_chars: np.ndarray, links: np.ndarray, ends: np.ndarray) -> np.ndarray:
+    columns = []
+    for offset in (-2, -1, 1, 2):
+        columns += [_shift(log_chars, offset), _shift(links, offset, 1.0), _shift(ends, offset)]
+    return np.column_stack(columns)
+
+
+def _shift(values: np.ndarray, offset: int, fill: float = 0.0) -> np.ndarray:
+    out = np.full_like(values, fill)
+    if offset < 0 and -offset < len(values):
+        out[-offset:] = values[:offset]
+    elif offset > 0 and offset < len(values):
+        out[:-offset] = values[offset:]
+    return out
+
+
+def _page_features(table: BlockTable, links: np.ndarray) -> np.ndarray:
+    n = len(table.chars)
+    win_chars = window_sum(table.chars, 3)
+    win_links = window_sum(table.link_chars, 3) / np.maximum(win_chars, 1.0)
+    total = float(table.chars.sum())
+    parents = table.ancestors[:, 1] if table.ancestors.shape[1] > 1 else table.ancestors[:, 0]
+    same_parent = np.zeros(n)
+    same_parent[1:] = parents[1:] == parents[:-1]
+    return np.column_stack(
+        [
+            np.log1p(win_chars), win_links, np.full(n, np.log1p(total)),
+            np.full(n, np.log1p(n)), same_parent,
+        ]
+    )
+
+
+#: Ancestor levels whose content mass becomes a context feature (the top-down step).
+CONTEXT_LEVELS_DEFAULT = (1, 2, 3, 5, 8)
+
+
+def context_feature_names() -> tuple[str, ...]:
+    """Column names of :func:`context_features`."""
+    names = ["logit", "nb-2_p", "nb-1_p", "nb1_p", "nb2_p", "win3_p", "win8_p"]
+    for level in CONTEXT_LEVELS_DEFAULT:
+        names += [f"up{level}_mean_p", f"up{level}_mass"]
+    names += ["in_best", "best_mass", "best_purity", "in_span", "page_max_p", "page_mass"]
+    names += ["title_match", "after_title", "log_chars", "link_density"]
+    return tuple(names)
+
+
+def context_features(table: BlockTable, p: np.ndarray, title: np.ndarray) -> np.ndarray:
+    """Second-stage features: a block's first-stage posterior seen with its surroundings.
+
+    This is the top-down part of method E done on the DOM: each enclosing element is judged
+    by the content mass (posterior times characters) of its subtree, and a block inside the
+    element holding most of the page's content mass gets that as evidence.
+    """
+    n = len(p)
+    if n == 0:
+        return np.zeros((0, len(context_feature_names())))
+    chars = np.maximum(table.chars, 1.0)
+    mass = p * chars
+    total_mass = max(float(mass.sum()), 1e-9)
+    logit = np.log(np.clip(p, 1e-4, 1 - 1e-4) / np.clip(1 - p, 1e-4, 1))
+    columns = [logit] + [_shift(p, k) for k in (-2, -1, 1, 2)]
+    columns += [_window_mean(mass, chars, 3), _window_mean(mass, chars, 8)]
+    element_mass, element_chars = _element_totals(table, mass, chars)
+    for level in CONTEXT_LEVELS_DEFAULT:
+        column = table.ancestors[:, min(level, table.ancestors.shape[1] - 1)]
+        here = column >= 0
+        pick = np.where(here, column, 0)
+        columns.append(np.where(here, element_mass[pick] / element_chars[pick], p))
+        columns.append(np.where(here, element_mass[pick] / total_mass, 1.0))
+    columns += _best_container(table, element_mass, element_chars, total_mass)
+    columns += [_inside_span(p), np.full(n, p.max()), np.full(n, np.log1p(total_mass))]
+    after = np.cumsum(title) > 0
+    columns += [title.astype(float), after.astype(float), np.log1p(table.chars)]
+    columns.append(table.link_chars / chars)
+    return np.column_stack(columns)
+
+
+def _window_mean(mass: np.ndarray, chars: np.ndarray, half: int) -> np.ndarray:
+    return window_sum(mass, half) / window_sum(chars, half)
+
+
+def window_sum(values: np.ndarray, half: int) -> np.ndarray:
+    """Sum of ``values[i - half : i + half + 1]`` for every i, clipped at the ends."""
+    cum = np.concatenate([[0.0], np.cumsum(values)])
+    n = len(values)
+    index = np.arange(n)
+    result: np.ndarray = cum[np.minimum(index + half + 1, n)] - cum[np.maximum(index - half, 0)]
+    return result
+
+
+def _element_totals(
+    table: BlockTable, mass: np.ndarray, chars: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    anc = table.ancestors
+    valid = anc >= 0
+    rows = np.repeat(np.arange(len(anc)), valid.sum(axis=1))
+    ids = anc[valid]
+    size = max(len(table.element_flags), 1)
+    element_mass = np.bincount(ids, mass[rows], minlength=size)
+    element_chars = np.maximum(np.bincount(ids, chars[rows], minlength=size), 1.0)
+    return element_mass, element_chars
+
+
+def _best_container(
+    table: BlockTable, element_mass: np.ndarray, element_chars: np.ndarray, total_mass: float
+) -> list[np.ndarray]:
+    """Readability's vote: the element with the most content mass, discounted by its noise."""
+    n = len(table.chars)
+    score = element_mass**2 / element_chars
+    best = int(np.argmax(score))
+    inside = (table.ancestors == best).any(axis=1).astype(float)
+    purity = element_mass[best] / element_chars[best]
+    return [inside, np.full(n, element_mass[best] / total_mass), np.full(n, purity)]
+
+
+def _inside_span(p: np.ndarray) -> np.ndarray:
+    """1 between the first and the last block the first stage is confident about."""
+    sure = np.flatnonzero(p >= 0.5)
+    span = np.zeros(len(p))
+    if len(sure):
+        span[sure[0] : sure[-1] + 1] = 1.0
+    return span

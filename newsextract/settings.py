@@ -1,0 +1,89 @@
+"""Scrapy settings for newsextract: polite by default, every record accounted for.
+
+Override any of them on the command line (``-s NAME=VALUE``). The project's own settings:
+
+``NEWSEXTRACT_CONTACT``
+    How a site operator reaches you (an e-mail address or URL); it goes into the
+    User-Agent. Also read from the environment variable of the same name. Please set it.
+``NEWSEXTRACT_DATA_DIR``
+    The directory of the state store (``state.sqlite3``) and learned rules; default
+    ``./data``, or the environment variable of the same name.
+``NEWSEXTRACT_STATE``
+    ``off`` forgets nothing and remembers nothing: every run fetches everything.
+``NEWSEXTRACT_FAILURES``, ``NEWSEXTRACT_LISTINGS``
+    JSON-lines files (appended to; ``%(name)s`` and ``%(time)s`` are filled in) for the
+    failure records and the listing records.
+``NEWSEXTRACT_MAX_MISSES``
+    Consecutive missing ids after which the ``idrange`` spider stops.
+``NEWSEXTRACT_EXTRACTION_ENABLED``
+    False leaves single-page extraction out (pages the template stage does not answer
+    are then dropped as failures of stage "pipeline").
+
+For development, ``-s HTTPCACHE_ENABLED=1`` keeps every response under ``.scrapy/httpcache``
+and replays it on the next run, so extraction can be reworked without refetching.
+"""
+
+from __future__ import annotations
+
+import os
+
+from newsextract.spiders.base import user_agent
+
+BOT_NAME = "newsextract"
+SPIDER_MODULES = ["newsextract.spiders"]
+NEWSPIDER_MODULE = "newsextract.spiders"
+
+NEWSEXTRACT_CONTACT = os.environ.get("NEWSEXTRACT_CONTACT", "")
+USER_AGENT = user_agent(NEWSEXTRACT_CONTACT)
+NEWSEXTRACT_DATA_DIR = os.environ.get("NEWSEXTRACT_DATA_DIR", "data")
+NEWSEXTRACT_STATE = os.environ.get("NEWSEXTRACT_STATE", "on")
+NEWSEXTRACT_FAILURES = os.environ.get("NEWSEXTRACT_FAILURES", "")
+NEWSEXTRACT_LISTINGS = os.environ.get("NEWSEXTRACT_LISTINGS", "")
+NEWSEXTRACT_MAX_MISSES = 50  # see newsextract.spiders.idrange.MAX_MISSES_DEFAULT
+NEWSEXTRACT_EXTRACTION_ENABLED = True
+
+# Politeness: robots.txt, one request at a time per site, and a delay that follows the
+# site's own response time (AutoThrottle aims at one request in flight per site).
+ROBOTSTXT_OBEY = True
+CONCURRENT_REQUESTS = 16
+CONCURRENT_REQUESTS_PER_DOMAIN = 1
+DOWNLOAD_DELAY = 0.5
+AUTOTHROTTLE_ENABLED = True
+AUTOTHROTTLE_START_DELAY = 2.0
+AUTOTHROTTLE_MAX_DELAY = 60.0
+AUTOTHROTTLE_TARGET_CONCURRENCY = 1.0
+
+# Failures become records after these limits, not endless waits.
+DOWNLOAD_TIMEOUT = 30
+RETRY_ENABLED = True
+RETRY_TIMES = 2
+DOWNLOAD_MAXSIZE = 32 * 1024 * 1024  # no article page comes near; a video file does
+DOWNLOAD_WARNSIZE = 8 * 1024 * 1024
+REDIRECT_MAX_TIMES = 10
+
+# Development cache, off by default (see the module docstring).
+HTTPCACHE_ENABLED = False
+HTTPCACHE_DIR = "httpcache"
+HTTPCACHE_EXPIRATION_SECS = 0
+HTTPCACHE_IGNORE_HTTP_CODES = [500, 502, 503, 504, 522, 524, 408, 429]
+
+ITEM_PIPELINES = {
+    "newsextract.pipelines.templates.TemplatePipeline": 300,
+    "newsextract.pipelines.extraction.ExtractionPipeline": 500,
+    "newsextract.pipelines.state.HarvestPipeline": 800,
+}
+EXTENSIONS = {
+    "newsextract.extensions.failures.FailureLog": 100,
+    "newsextract.extensions.listings.ListingLog": 100,
+}
+FEED_EXPORTERS = {"xml": "newsextract.exporters.SafeXmlItemExporter"}
+FEED_STORAGES = {
+    "": "newsextract.exporters.FlushedFileFeedStorage",
+    "file": "newsextract.exporters.FlushedFileFeedStorage",
+}
+FEED_EXPORT_ENCODING = "utf-8"
+
+TWISTED_REACTOR = "twisted.internet.asyncioreactor.AsyncioSelectorReactor"
+# REQUEST_FINGERPRINTER_IMPLEMENTATION is not set: Scrapy 2.13+ has only the current one.
+TELNETCONSOLE_ENABLED = False  # a nightly job needs no open console port
+LOG_LEVEL = "INFO"

@@ -1,0 +1,13 @@
+"""Bundled news-site profiles (one TOML file a site) and the loader for user profiles."""
+
+from newsextract.sites.profile import SiteExamples, SiteProfile, parse_profile
+from newsextract.sites.registry import get_profile, load_profile, load_profiles
+
+__all__ = [
+    "SiteExamples",
+    "SiteProfile",
+    "get_profile",
+    "load_profile",
+    "load_profiles",
+    "parse_profile",
+]

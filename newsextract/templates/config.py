@@ -1,0 +1,28 @@
+"""One typed options object for the template stage, passed explicitly."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from newsextract.templates.compile import CompileConfig
+from newsextract.templates.evidence import NOISE_WEIGHT_DEFAULT
+from newsextract.templates.frequency import FrequencyConfig
+from newsextract.templates.validate import ValidateConfig
+
+#: Pages needed before a template is induced (seed 002 induces from a pair).
+MIN_PAGES_DEFAULT = 2
+#: Blocks the single-page answer rejects count as noise when learning the rules (issue 4).
+SINGLE_PAGE_VETO_DEFAULT = True
+
+
+@dataclass(frozen=True)
+class TemplateConfig:
+    min_pages: int = MIN_PAGES_DEFAULT
+    single_page_veto: bool = SINGLE_PAGE_VETO_DEFAULT
+    noise_weight: float = NOISE_WEIGHT_DEFAULT
+    frequency: FrequencyConfig = field(default_factory=FrequencyConfig)
+    compile: CompileConfig = field(default_factory=CompileConfig)
+    validate: ValidateConfig = field(default_factory=ValidateConfig)
+
+
+DEFAULT = TemplateConfig()

@@ -1,0 +1,59 @@
+"""Learn extraction rules from pages of one site and kind, and write them as an XML rule file.
+
+    newsextract induce PAGE... --out rules.xml [--site NAME] [--kind article] [--template-only]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from newsextract.exceptions import NewsExtractError
+from newsextract.extraction.page import Page, parse_page
+from newsextract.templates.config import TemplateConfig
+from newsextract.templates.induce import induce
+from newsextract.templates.store import RuleStore, site_file
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("pages", nargs="+", type=Path, help="saved HTML pages (two or more)")
+    parser.add_argument("--out", type=Path, required=True, help="the rule file to write")
+    parser.add_argument("--site", default="", help="site name (default: from the file name)")
+    parser.add_argument("--kind", default="article", help="page kind (default: article)")
+    parser.add_argument(
+        "--template-only", action="store_true",
+        help="learn from the pages' template alone, without the single-page answer's veto",
+    )
+
+
+def read_page(path: Path) -> Page:
+    import gzip
+
+    data = path.read_bytes()
+    if path.suffix == ".gz":
+        data = gzip.decompress(data)
+    return parse_page(data, path.resolve().as_uri())
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        pages = [read_page(path) for path in args.pages]
+    except (OSError, NewsExtractError) as error:
+        print(f"newsextract induce: {error}", file=sys.stderr)
+        return 2
+    site = args.site or args.out.name.split(".")[0]
+    config = TemplateConfig(single_page_veto=not args.template_only)
+    induction = induce(pages, site, args.kind, config)
+    if induction.version is None:
+        print("newsextract induce: no template found in these pages", file=sys.stderr)
+        return 1
+    store = RuleStore(args.out.parent if str(args.out.parent) else Path("."))
+    saved = store.add_version(site, induction.version)
+    written = site_file(store.rules_dir, site)
+    if written != args.out:
+        written.replace(args.out)
+        written.with_suffix(".lock").unlink(missing_ok=True)
+    print(f"{saved.label}: {len(saved.bodies)} body rule(s), {len(saved.fields)} field rule(s), "
+          f"learned in {induction.seconds:.2f} s -> {args.out}")
+    return 0

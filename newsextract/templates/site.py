@@ -1,0 +1,166 @@
+"""The facade the crawl's template stage and the batch commands code against.
+
+``SiteTemplates(site, rules_dir)`` learns a site's rules from pages of one kind, saves them as a
+new version when they differ, applies them (the fast path) with validation, and re-induces them
+from earlier results when a redesign breaks them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import OrderedDict
+from collections.abc import Sequence
+from dataclasses import replace
+from pathlib import Path
+
+from newsextract.extraction.page import Page
+from newsextract.extraction.result import Article
+from newsextract.templates.config import DEFAULT, TemplateConfig
+from newsextract.templates.induce import induce
+from newsextract.templates.reinduce import Previous, reinduce
+from newsextract.templates.rules import Applied, RuleVersion, apply_version
+from newsextract.templates.store import RuleStore, current_version, now
+from newsextract.templates.validate import Verdict, validate_body
+
+#: Earlier results kept per site for re-induction (bounded whatever the crawl's size).
+MAX_PREVIOUS_DEFAULT = 200
+#: Confidence of a validated rule answer learned from many pages; fewer pages give less.
+RULE_CONFIDENCE_DEFAULT = 0.9
+
+
+class SiteTemplates:
+    """One site's rules: learned, stored, applied, validated and re-learned."""
+
+    def __init__(
+        self, site: str, rules_dir: Path | None = None, config: TemplateConfig = DEFAULT
+    ) -> None:
+        self.site = site
+        self.config = config
+        self.store = RuleStore(rules_dir) if rules_dir is not None else None
+        self._versions: list[RuleVersion] = self.store.load(site) if self.store else []
+        self._previous: OrderedDict[str, Previous] = OrderedDict()
+        self._bodies: dict[str, str] = {}  # body digest -> url, for the uniqueness check
+        self.last_verdict = Verdict(True)
+
+    @classmethod
+    def from_versions(cls, site: str, versions: Sequence[RuleVersion]) -> SiteTemplates:
+        """Rules read from a file given by path rather than kept in a rules directory."""
+        templates = cls(site)
+        templates._versions = list(versions)
+        return templates
+
+    # -- state ---------------------------------------------------------------------------
+
+    def current(self, kind: str = "article") -> RuleVersion | None:
+        return current_version([v for v in self._versions if v.kind == kind])
+
+    def has_rules(self, kind: str = "article") -> bool:
+        return self.current(kind) is not None
+
+    def rule_version(self, kind: str = "article") -> str:
+        version = self.current(kind)
+        return version.label if version else ""
+
+    def versions(self, kind: str = "article") -> list[RuleVersion]:
+        return [v for v in self._versions if v.kind == kind]
+
+    # -- learning ------------------------------------------------------------------------
+
+    def learn(self, pages: Sequence[Page], kind: str = "article") -> RuleVersion | None:
+        """Induce from pages of one kind; save a new version when it differs from the current.
+
+        A version a person edited stays in force. Pages whose URL was extracted before are
+        re-induced from those earlier results when plain induction finds nothing."""
+        current = self.current(kind)
+        if current is not None and current.edited:
+            return current
+        version = None
+        if len(pages) >= self.config.min_pages:
+            version = induce(pages, self.site, kind, self.config).version
+        if version is None:
+            version = self._reinduce(pages, kind)
+        return self._save(version) if version is not None else current
+
+    def _reinduce(self, pages: Sequence[Page], kind: str) -> RuleVersion | None:
+        pairs = [(p, self._previous[p.url]) for p in pages if p.url and p.url in self._previous]
+        return reinduce(pairs, self.site, kind, self.config) if pairs else None
+
+    def _save(self, version: RuleVersion) -> RuleVersion:
+        if self.store is not None:
+            saved = self.store.add_version(self.site, version)
+            self._versions = self.store.load(self.site)
+            return saved
+        current = self.current(version.kind)
+        if current is not None and (current.edited or current.same_rules(version)):
+            return current
+        stamp = now()
+        number = max((v.number for v in self.versions(version.kind)), default=0) + 1
+        new = replace(version, site=self.site, number=number, valid_from=stamp)
+        self._versions = [
+            replace(v, valid_until=stamp) if v is current else v for v in self._versions
+        ] + [new]
+        return new
+
+    # -- the fast path -------------------------------------------------------------------
+
+    def extract(self, page: Page, kind: str = "article") -> Article | None:
+        """Apply the current rules; None when there are none or validation fails (the caller
+        re-learns or falls back to single-page extraction). A page extracted before whose
+        rules fail is re-induced from its earlier result at once."""
+        version = self.current(kind)
+        if version is None:
+            return None
+        article = self._apply(version, page)
+        if article is None and page.url in self._previous and not version.edited:
+            new = self._reinduce([page], kind)
+            if new is not None:
+                article = self._apply(self._save(new), page)
+        if article is not None and page.url:
+            self.remember(Previous(page.url, article.headline, article.body))
+        return article
+
+    def _apply(self, version: RuleVersion, page: Page) -> Article | None:
+        applied = apply_version(version, page)
+        if applied is None:
+            self.last_verdict = Verdict(False, "body region not found")
+            return None
+        body = applied.body(page)
+        digest = hashlib.blake2b(body.encode(), digest_size=16).hexdigest()
+        owner = self._bodies.setdefault(digest, page.url or digest)
+        seen = owner != (page.url or digest)
+        self.last_verdict = validate_body(
+            version.bodies[applied.rule_index], len(body), seen, self.config.validate
+        )
+        if not self.last_verdict.ok:
+            return None
+        return _article(page, applied, body)
+
+    def remember(self, previous: Previous) -> None:
+        """Keep an earlier result (bounded) for re-induction after a redesign."""
+        self._previous[previous.url] = previous
+        self._previous.move_to_end(previous.url)
+        while len(self._previous) > MAX_PREVIOUS_DEFAULT:
+            self._previous.popitem(last=False)
+
+
+def _article(page: Page, applied: Applied, body: str) -> Article:
+    version = applied.version
+    rule = version.bodies[applied.rule_index]
+    fields = applied.fields
+    structured = page.structured
+    authors = tuple(a.strip() for a in fields.get("authors", "").split(",") if a.strip())
+    learned_from = max(rule.pages, 1)
+    return Article(
+        url=page.url,
+        body=body,
+        headline=fields.get("headline") or structured.meta.get("og:title", structured.title),
+        canonical_url=structured.canonical,
+        date_published=fields.get("datePublished", ""),
+        date_published_raw=fields.get("datePublished", ""),
+        authors=authors,
+        language=structured.lang,
+        method="rules",
+        rule_version=version.label,
+        confidence=round(RULE_CONFIDENCE_DEFAULT * min(1.0, learned_from / 5) + 0.05, 3),
+        kept_blocks=applied.kept,
+    )

@@ -1,0 +1,99 @@
+"""Site mode for the batch and eval commands: pages sharing a group value form a site; each
+page's body may use everything learned from all pages of its group (never gold text)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from newsextract.evaluation.dataset import ManifestEntry
+from newsextract.evaluation.outcome import PageOutcome
+from newsextract.exceptions import NewsExtractError
+from newsextract.extraction import extract_article
+from newsextract.extraction.page import Page, parse_page
+from newsextract.templates.alignment import reduction_ratio
+from newsextract.templates.config import DEFAULT, TemplateConfig
+from newsextract.templates.site import SiteTemplates
+
+
+@dataclass(frozen=True)
+class SiteModeStats:
+    groups: int
+    induction_seconds: list[float] = field(default_factory=list)
+    application_seconds: list[float] = field(default_factory=list)
+    reduction_ratios: list[float] = field(default_factory=list)
+
+
+@dataclass
+class _Parsed:
+    entry: ManifestEntry
+    page: Page | None
+    seconds: float
+    error: str | None = None
+
+
+def _parse(entry: ManifestEntry) -> _Parsed:
+    start = time.perf_counter()
+    try:
+        page = parse_page(entry.read_html(), entry.url)
+    except (NewsExtractError, OSError, ValueError) as error:
+        return _Parsed(entry, None, time.perf_counter() - start, f"{type(error).__name__}: {error}")
+    return _Parsed(entry, page, time.perf_counter() - start)
+
+
+def _groups(entries: Sequence[ManifestEntry], group_by: str) -> dict[str, list[ManifestEntry]]:
+    groups: dict[str, list[ManifestEntry]] = {}
+    for entry in entries:
+        groups.setdefault(entry.group_key(group_by), []).append(entry)
+    return groups
+
+
+def extract_site_mode(
+    entries: Sequence[ManifestEntry], *, group_by: str = "domain", rules_dir: Path | None = None,
+    learn: bool = True, config: TemplateConfig = DEFAULT,
+) -> tuple[list[PageOutcome], SiteModeStats]:
+    """Outcomes in the order of ``entries``, and the figures of seed 002."""
+    outcomes: dict[str, PageOutcome] = {}
+    stats = SiteModeStats(groups=0)
+    for key, members in _groups(entries, group_by).items():
+        parsed = [_parse(entry) for entry in members]
+        templates = None
+        if not key.startswith("_single:"):
+            templates = _site_templates(key, parsed, rules_dir, learn, config, stats)
+        for item in parsed:
+            outcomes[item.entry.id] = _outcome(item, templates, stats)
+    return [outcomes[entry.id] for entry in entries], stats
+
+
+def _site_templates(
+    site: str, parsed: list[_Parsed], rules_dir: Path | None, learn: bool,
+    config: TemplateConfig, stats: SiteModeStats,
+) -> SiteTemplates | None:
+    pages = [item.page for item in parsed if item.page is not None]
+    templates = SiteTemplates(site, rules_dir, config)
+    if learn and len(pages) >= config.min_pages:
+        object.__setattr__(stats, "groups", stats.groups + 1)
+        start = time.perf_counter()
+        templates.learn(pages)
+        stats.induction_seconds.append(time.perf_counter() - start)
+        stats.reduction_ratios.append(reduction_ratio(pages[0].root, pages[1].root))
+    elif not learn and templates.has_rules():
+        object.__setattr__(stats, "groups", stats.groups + 1)
+    return templates if templates.has_rules() else None
+
+
+def _outcome(item: _Parsed, templates: SiteTemplates | None, stats: SiteModeStats) -> PageOutcome:
+    if item.page is None:
+        return PageOutcome(item.entry, "", "failed", item.seconds, item.error)
+    start = time.perf_counter()
+    article = templates.extract(item.page) if templates is not None else None
+    if article is not None:
+        seconds = time.perf_counter() - start
+        stats.application_seconds.append(seconds)
+        return PageOutcome(item.entry, article.body, article.method, item.seconds + seconds)
+    single = extract_article(item.page)
+    return PageOutcome(
+        item.entry, single.body, single.method, item.seconds + time.perf_counter() - start
+    )

@@ -1,0 +1,176 @@
+"""Induction, application, validation and re-induction through the SiteTemplates facade."""
+
+from __future__ import annotations
+
+import argparse
+import random
+from pathlib import Path
+
+import pytest
+
+from newsextract.evaluation.dataset import read_manifest
+from newsextract.extraction.page import Page, parse_page
+from newsextract.templates import apply_command, induce_command
+from newsextract.templates.config import TemplateConfig
+from newsextract.templates.induce import induce
+from newsextract.templates.site import SiteTemplates
+
+WORDS = [
+    "river",
+    "council",
+    "budget",
+    "school",
+    "storm",
+    "market",
+    "police",
+    "harbour",
+    "festival",
+    "court",
+    "train",
+    "museum",
+    "election",
+    "garden",
+    "factory",
+    "report",
+    "village",
+    "bridge",
+    "winter",
+    "doctors",
+]
+TEMPLATE_ONLY = TemplateConfig(single_page_veto=False)
+
+
+def sentences(seed: int, count: int) -> list[str]:
+    rng = random.Random(seed)
+    return [
+        " ".join(rng.choice(WORDS) for _ in range(rng.randint(14, 30))).capitalize() + "."
+        for _ in range(count)
+    ]
+
+
+def old_design(story: list[str], headline: str, related: list[str]) -> str:
+    paragraphs = "".join(f"<p>{s}</p>" for s in story)
+    teasers = "".join(f"<li><a href='/more'>{t}</a></li>" for t in related)
+    return f"""<html><body><div id="nav"><a href="/">Home</a> <a href="/world">World</a>
+    <a href="/sport">Sport</a></div><table><tr><td class="side">Weather: sunny spells</td>
+    <td class="storybody"><h1>{headline}</h1><div class="share">Share this story</div>
+    {paragraphs}<ul class="related">{teasers}</ul></td></tr></table>
+    <div id="footer">Copyright the Example News Company. All rights reserved.</div></body></html>"""
+
+
+def new_design(story: list[str], headline: str, related: list[str]) -> str:
+    paragraphs = "".join(f"<div class='para'><span>{s}</span></div>" for s in story)
+    teasers = "".join(f"<p><a href='/more'>{t}</a></p>" for t in related)
+    return f"""<html><body><header><nav><a href="/">Home</a><a href="/news">News</a></nav>
+    </header><main><article class="story"><h1 class="headline">{headline}</h1>
+    <section class="article-body">{paragraphs}</section></article>
+    <aside class="more">{teasers}</aside></main><footer>Example News 2017</footer></body></html>"""
+
+
+def pages(design: object, count: int, seed: int = 0) -> list[tuple[Page, list[str]]]:
+    made = []
+    for n in range(count):
+        story = sentences(seed + n, 6)
+        related = sentences(1000 + seed + n, 2)
+        html = design(story, f"Headline number {seed + n} about the town", related)  # type: ignore[operator]
+        made.append((parse_page(html, f"https://example.com/news/{n}"), story))
+    return made
+
+
+def test_rules_reproduce_the_article_without_template_text() -> None:
+    learned = pages(old_design, 4)
+    site = SiteTemplates("example.com", None, TEMPLATE_ONLY)
+    version = site.learn([p for p, _ in learned])
+    assert version is not None and version.bodies[0].pivot == "//td[@class='storybody']"
+    for page, story in learned:
+        article = site.extract(page)
+        assert article is not None and article.method == "rules"
+        assert article.body.splitlines()[1:] == story
+        assert article.body.startswith("Headline number")
+        assert "Share this story" not in article.body
+        assert article.rule_version == "example.com/article/v1"
+
+
+def test_duplicate_pages_in_a_group_keep_their_content() -> None:
+    learned = pages(old_design, 3)
+    twin = parse_page(
+        old_design(learned[0][1], "Headline number 0 about the town", []),
+        "https://example.com/copy/0",
+    )
+    site = SiteTemplates("example.com", None, TEMPLATE_ONLY)
+    assert site.learn([p for p, _ in learned] + [twin]) is not None
+    article = site.extract(twin)
+    assert article is not None and article.body.splitlines()[1:] == learned[0][1]
+
+
+def test_redesign_triggers_reinduction_and_loses_no_record(tmp_path: Path) -> None:
+    site = SiteTemplates("example.com", tmp_path, TEMPLATE_ONLY)
+    old = pages(old_design, 4)
+    site.learn([p for p, _ in old])
+    first_bodies = [site.extract(p) for p, _ in old]
+    assert all(a is not None for a in first_bodies)
+    redesigned = pages(new_design, 4)  # the same stories at the same URLs, new layout
+    results = [site.extract(p) for p, _ in redesigned]
+    assert all(a is not None for a in results)
+    for article, (_, story) in zip(results, redesigned, strict=True):
+        assert article is not None and article.body.splitlines()[1:] == story
+    versions = SiteTemplates("example.com", tmp_path).versions()
+    assert [v.source for v in versions] == ["induced", "reinduced"]
+    assert versions[0].valid_until and not versions[1].valid_until
+
+
+def test_rules_from_another_design_fail_validation() -> None:
+    site = SiteTemplates("example.com", None, TEMPLATE_ONLY)
+    site.learn([p for p, _ in pages(old_design, 3)])
+    ((page, _),) = pages(new_design, 1, seed=50)
+    assert site.extract(page) is None
+    assert "not found" in site.last_verdict.reason
+
+
+def test_induce_and_apply_commands(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    files = []
+    for n, (page, _) in enumerate(pages(old_design, 3)):
+        files.append(tmp_path / f"page{n}.html")
+        files[-1].write_text(page.html)
+    out = tmp_path / "example.rules.xml"
+    assert (
+        induce_command.run(
+            argparse.Namespace(pages=files, out=out, site="", kind="article", template_only=True)
+        )
+        == 0
+    )
+    assert out.exists() and b"storybody" in out.read_bytes()
+    arguments = argparse.Namespace(rules=out, page=files[1], kind="article", json=False)
+    code = apply_command.run(arguments)
+    assert code == 0
+    assert "Headline number 1" in capsys.readouterr().out
+
+
+@pytest.fixture(scope="module")
+def bbc(shared_data: Path) -> dict[str, list[Page]]:
+    by_year: dict[str, list[Page]] = {"2005": [], "2017": []}
+    for entry in read_manifest(shared_data / "msv_big9_dev"):
+        year = entry.fields.get("year", "")
+        if entry.fields.get("site") == "bbc.co.uk" and year in by_year and len(by_year[year]) < 5:
+            by_year[year].append(parse_page(entry.read_html(), entry.url))
+    return by_year
+
+
+def test_2005_and_2017_pages_give_different_rule_versions(
+    bbc: dict[str, list[Page]], tmp_path: Path
+) -> None:
+    site = SiteTemplates("bbc.co.uk", tmp_path, TEMPLATE_ONLY)
+    old = site.learn(bbc["2005"])
+    new = site.learn(bbc["2017"])
+    assert old is not None and new is not None
+    assert (old.number, new.number) == (1, 2)
+    assert not old.same_rules(new)
+    assert {b.pivot for b in old.bodies}.isdisjoint({b.pivot for b in new.bodies})
+
+
+def test_one_version_covers_both_designs_when_learned_together(
+    bbc: dict[str, list[Page]], shared_data: Path
+) -> None:
+    both = bbc["2005"] + bbc["2017"]
+    induction = induce(both, "bbc.co.uk", config=TEMPLATE_ONLY)
+    assert induction.version is not None and len(induction.version.bodies) >= 2
