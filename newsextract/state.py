@@ -1,9 +1,10 @@
 """The harvest state store: what a scheduled crawl already has, kept between runs.
 
 One SQLite file in the data directory (``NEWSEXTRACT_DATA_DIR``, default ``./data``)
-remembers every harvested article URL with the hash of its text, and each id-range
-crawl's progress. WAL mode and a busy timeout let two crawls (two processes) share the
-file: readers never block, and each write is one short transaction.
+remembers every harvested article URL with the hash of its text, the URLs that redirected
+to one, each id-range crawl's progress, and each crawl's open requests (see
+:mod:`newsextract.spiders.ledger`). WAL mode and a busy timeout let two crawls (two
+processes) share the file: readers never block, and each write is one short transaction.
 
 No Scrapy import: the spiders and the harvest pipeline open their own connection.
 """
@@ -42,6 +43,10 @@ _SCHEMA = (
     """CREATE TABLE IF NOT EXISTS progress (
         key TEXT PRIMARY KEY,
         value INTEGER NOT NULL
+    )""",
+    """CREATE TABLE IF NOT EXISTS aliases (
+        source TEXT PRIMARY KEY,
+        target TEXT NOT NULL
     )""",
     """CREATE TABLE IF NOT EXISTS pending (
         crawl TEXT NOT NULL,
@@ -103,8 +108,20 @@ class StateStore:
         self._db.close()
 
     def is_harvested(self, url: str) -> bool:
-        row = self._db.execute("SELECT 1 FROM harvested WHERE url = ?", (url,)).fetchone()
+        """Harvested under this URL, or under the URL this one redirected to."""
+        row = self._db.execute(
+            "SELECT 1 FROM harvested WHERE url = ?1 UNION ALL SELECT 1 FROM aliases"
+            " JOIN harvested ON harvested.url = aliases.target WHERE aliases.source = ?1"
+            " LIMIT 1",
+            (url,),
+        ).fetchone()
         return row is not None
+
+    def record_alias(self, source: str, target: str) -> None:
+        """``source`` redirected to ``target``: once the target is harvested, so is it."""
+        self._db.execute(
+            "INSERT OR REPLACE INTO aliases (source, target) VALUES (?, ?)", (source, target)
+        )
 
     def harvested_count(self) -> int:
         row = self._db.execute("SELECT count(*) FROM harvested").fetchone()
@@ -141,6 +158,9 @@ class StateStore:
         """The highest id recorded for an id-range crawl, or None for a new crawl."""
         row = self._db.execute("SELECT value FROM progress WHERE key = ?", (key,)).fetchone()
         return None if row is None else int(row[0])
+
+    def clear_progress(self, key: str) -> None:
+        self._db.execute("DELETE FROM progress WHERE key = ?", (key,))
 
     def record_progress(self, key: str, value: int) -> None:
         """Raise the recorded id of ``key`` to ``value``; a lower value changes nothing."""

@@ -65,7 +65,7 @@ _SOURCES: tuple[tuple[str, str, tuple[str, ...]], ...] = (
 _GB18030_PAGES = (("2397c95d", "header"), ("36efbc69", "meta"), ("274a65d9", "none"))
 # (cleanportaleval id, where cp1252 is declared); both are UTF-8 originals with curly quotes
 _CP1252_PAGES = (("tv.msnbc.com_news_16", "header"), ("tv.msnbc.com_news_17", "none"))
-_CONTROL_PAGE = "tv.msnbc.com_news_18"
+CONTROL_PAGE = "tv.msnbc.com_news_18"
 _CONTROL_CHARS = "\x01\x0b\x0c\x1b"
 _REDIRECT_TARGET_PAGE = "tv.msnbc.com_news_20"
 _META_REFRESH = re.compile(rb"<meta[^>]+http-equiv=[\"']?refresh[^>]*>", re.I)
@@ -114,9 +114,6 @@ class Mirror:
 
     def article_by_url(self) -> dict[str, MirrorArticle]:
         return {self.url(article.path): article for article in self.articles}
-
-    def fault(self, kind: str) -> Fault:
-        return next(fault for fault in self.faults if fault.kind == kind)
 
 
 @dataclass(frozen=True)
@@ -167,7 +164,7 @@ def build_mirror(
 
 
 def _data_pages(shared_data: Path, per_site: int) -> Iterable[_Page]:
-    reserved = {_CONTROL_PAGE, _REDIRECT_TARGET_PAGE} | {pid for pid, _ in _CP1252_PAGES}
+    reserved = {CONTROL_PAGE, _REDIRECT_TARGET_PAGE} | {pid for pid, _ in _CP1252_PAGES}
     for folder, field, groups in _SOURCES:
         entries = [e for e in read_manifest(shared_data / folder) if e.id not in reserved]
         for group in groups:
@@ -239,9 +236,10 @@ def _encoded_pages(shared_data: Path) -> Iterable[_Page]:
 
 def _control_page(shared_data: Path) -> _Page:
     """A page whose paragraphs hold C0 control characters (an XML export must survive them)."""
-    entry = _entry(shared_data, "cleanportaleval", _CONTROL_PAGE)
+    entry = _entry(shared_data, "cleanportaleval", CONTROL_PAGE)
     html = _localise(entry.read_html(), entry)
     html = html.replace(b"</p>", _CONTROL_CHARS.encode() + b"</p>", 3)
+    html = html.replace(b"<title>", b"<title>" + _CONTROL_CHARS.encode(), 1)
     return _Page(html, entry.read_gold(), entry.lang, f"cleanportaleval/{entry.id}", "encodings")
 
 
@@ -349,6 +347,7 @@ def _write_listings(
         listings += _write_section(root, section, members)
     links = [(f"/section/{s}/index.html", s.replace("-", " ")) for s in sections]
     links += [(f.path, f"Breaking: {f.kind}") for f in faults]
+    links += [("/article/903.html", "Moved story")]  # a 301 to an article listed nowhere else
     links += [("/files/report.pdf", "Annual report (PDF)")]
     _write(root, "/index.html", render_listing("Mirror news", links, None).encode())
     return tuple(listings)

@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import lxml.html
 import pytest
@@ -102,5 +103,5 @@ def test_demo_crawls_the_bundled_site_offline(tmp_path: Path) -> None:
     assert "article/2026/11/winter-timetable-2027" in failures
 
 
-def _read(path: Path) -> list[dict[str, object]]:
+def _read(path: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text("utf-8").splitlines() if line.strip()]

@@ -6,6 +6,8 @@ import itertools
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from newsextract.evaluation.dataset import read_manifest
 from newsextract.extraction.page import Page, parse_page
@@ -27,7 +29,7 @@ from newsextract.pipelines.grouping import (
         ("https://www.asahi.com/articles/ASS5X3JQ.html", "asahi.com/articles/*.html"),
         (
             "https://edition.cnn.com/2024/01/01/us/storm-hits-the-coast/index.html",
-            "edition.cnn.com/D/D/D/*/*/index.html",
+            "edition.cnn.com/D/D/D/*/index.html",
         ),
         ("http://bbc.co.uk/news/business-21302969", "bbc.co.uk/news/*"),
         (
@@ -38,10 +40,21 @@ from newsextract.pipelines.grouping import (
         ("http://example.com/news.htm?id=644961&utm_source=feed", "example.com/news.htm?id"),
         ("http://example.com/", "example.com/"),
         ("http://example.com", "example.com/"),
+        ("http://[::1", "/"),
+        ("http://example.com/news/a%20story-about-x", "example.com/news/*"),
     ],
 )
 def test_url_pattern_generalises_ids_numbers_and_slugs(url: str, pattern: str) -> None:
     assert url_pattern(url) == pattern
+
+
+URL_TEXT = st.text(st.characters(blacklist_categories=("Cc", "Cs", "Zs", "Zl", "Zp")), max_size=80)
+
+
+@given(URL_TEXT, st.sampled_from(["", "?utm_source=x", "?fbclid=1&utm_medium=y"]))
+def test_any_text_has_a_kind_and_tracking_never_changes_it(text: str, tracking: str) -> None:
+    url = f"http://example.com/{text.replace('?', '').replace('#', '')}"
+    assert url_pattern(url) == url_pattern(url + tracking)
 
 
 def test_articles_of_one_kind_share_a_pattern_and_listings_do_not() -> None:
@@ -56,6 +69,19 @@ def test_sections_below_a_date_are_one_kind() -> None:
     politics = "https://edition.cnn.com/2024/02/11/politics/vote-count-delayed/index.html"
     world = "https://edition.cnn.com/2024/03/05/world/summit-opens-today/index.html"
     assert url_pattern(politics) == url_pattern(world)
+
+
+def test_sections_of_any_depth_below_the_first_are_one_kind() -> None:
+    deep = "http://www.latimes.com/news/nationworld/world/middleeast/la-fg-talks-20130101.story"
+    shallow = "http://www.latimes.com/news/politics/la-na-vote-counted-again.story"
+    other = "http://www.latimes.com/business/la-fi-rates-rise-again.story"
+    assert url_pattern(deep) == url_pattern(shallow) == "latimes.com/news/*/*.story"
+    assert url_pattern(other) == "latimes.com/business/*.story"
+
+
+def test_a_section_page_keeps_its_path_as_its_kind() -> None:
+    assert url_pattern("https://www.bbc.co.uk/news/world/") == "bbc.co.uk/news/world/"
+    assert url_pattern("https://www.bbc.co.uk/news/world/99") == "bbc.co.uk/news/*/D"
 
 
 def test_tracking_parameters_do_not_change_the_kind() -> None:
@@ -185,3 +211,12 @@ def test_the_group_table_forgets_the_least_recently_seen_group() -> None:
     assert list(table.evict()) == [("s", "b")]
     assert ("s", "a") in table and ("s", "c") in table
     assert len(table) == 2
+
+
+def test_the_group_table_bounds_the_samples_of_all_groups() -> None:
+    table = GroupTable(samples=3, max_groups=10, max_samples=3)
+    for n, kind in enumerate("abc"):
+        table.get(("s", kind)).add(_page(f"Story {n}", [f"{line} Number {n}." for line in STORY]))
+    assert list(table.evict()) == []  # three samples: at the bound
+    table.get(("s", "c")).add(_page("Storm", OTHER))
+    assert list(table.evict()) == [("s", "a")]

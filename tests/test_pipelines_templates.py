@@ -221,6 +221,53 @@ def test_a_forgotten_group_releases_its_held_pages() -> None:
     assert run.stats["released/evicted"] == 1
 
 
+def section_item(n: int, section: str, layout: str = "layout-2005") -> PageItem:
+    return page_item(n, layout, url=f"http://example.com/{section}/story-number-{n}.html")
+
+
+def test_another_section_borrows_the_rules_that_fit_it() -> None:
+    run = Harness(min_pages=2)
+    run.feed(section_item(1, "news"))
+    run.feed(section_item(2, "news"))
+    verdict = run.feed(section_item(3, "sport"))  # another kind: no rules of its own
+    assert verdict.held is None and isinstance(verdict.result, ArticleItem)
+    assert verdict.result.extraction["ruleVersion"] == "example.com/news/*.html/v1"
+    assert run.stats["borrowed"] == 1
+
+
+def test_rules_that_do_not_fit_are_not_borrowed() -> None:
+    run = Harness(min_pages=2)
+    run.feed(section_item(1, "news"))
+    run.feed(section_item(2, "news"))
+    assert run.feed(section_item(3, "video", layout="player")).held is not None
+    assert run.stats["borrowed"] == 0
+
+
+def test_held_pages_of_other_kinds_leave_when_rules_fitting_them_are_learned() -> None:
+    run = Harness(min_pages=2)
+    run.feed(section_item(1, "sport"))
+    run.feed(section_item(2, "video", layout="player"))
+    run.feed(section_item(3, "news"))
+    verdict = run.feed(section_item(4, "news"))
+    assert [held.item.url for held, _ in verdict.released] == [
+        "http://example.com/news/story-number-3.html",  # its own group
+        "http://example.com/sport/story-number-1.html",  # borrowing the new rules
+    ]
+    assert all(isinstance(result, ArticleItem) for _, result in verdict.released)
+    assert len(run.learner.hold) == 1  # the video page still waits for its own kind
+
+
+def test_at_the_end_a_lone_page_borrows_what_its_site_learned() -> None:
+    run = Harness(min_pages=3)
+    run.feed(section_item(1, "news"))
+    run.feed(section_item(2, "news"))
+    run.feed(section_item(3, "sport"))
+    run.end()
+    (answer,) = run.answers["http://example.com/sport/story-number-3.html"]
+    assert isinstance(answer, ArticleItem)
+    assert answer.extraction["ruleVersion"] == "example.com/news/*.html/v1"
+
+
 def test_items_other_than_pages_and_non_html_pass_untouched() -> None:
     run = Harness()
     article = ArticleItem("u", "", "", "", "", "", [], "", "s", "t")

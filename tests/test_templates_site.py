@@ -174,3 +174,27 @@ def test_one_version_covers_both_designs_when_learned_together(
     both = bbc["2005"] + bbc["2017"]
     induction = induce(both, "bbc.co.uk", config=TEMPLATE_ONLY)
     assert induction.version is not None and len(induction.version.bodies) >= 2
+
+
+def listing_page(seed: int) -> Page:
+    titles = sentences(seed, 6)
+    items = "".join(
+        f"<li class='item'><a href='/news/{seed}-{n}'>{' '.join(t.split()[:6])}</a>"
+        f"<span>{n} hours ago</span></li>"
+        for n, t in enumerate(titles)
+    )
+    html = f"""<html><body><ul id="menu"><li><a href="/">Home</a></li><li><a href="/w">World</a>
+    </li><li><a href="/s">Sport</a></li></ul><div id="latest"><ul class="headlines">{items}</ul>
+    </div></body></html>"""
+    return parse_page(html, f"https://example.com/section/{seed}")
+
+
+def test_listing_pages_give_repeating_rules() -> None:
+    site = SiteTemplates("example.com", None, TEMPLATE_ONLY)
+    version = site.learn([listing_page(1), listing_page(2)], "listing")
+    assert version is not None and len(version.listings) == 1
+    rule = version.listings[0]
+    assert rule.pivot == "//ul[@class='headlines']" and rule.record == "li[@class='item']"
+    found = site.records(listing_page(3), "listing")
+    assert len(found) == 6 and all(r.link.startswith("/news/3-") for r in found)
+    assert site.extract(listing_page(3), "listing") is None  # no body rules for listings

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from newsextract.exceptions import RuleFileError
-from newsextract.templates.rules import BodyRule, FieldRule, RuleVersion
+from newsextract.templates.rules import BodyRule, FieldRule, RepeatingRule, RuleVersion
 from newsextract.templates.store import RuleStore, current_version, parse_rules, render, site_file
 
 
@@ -24,7 +24,8 @@ def version(pivot: str = "//div[@id='story']", kind: str = "article") -> RuleVer
         median_chars=900,
     )
     fields = (FieldRule("headline", "//h1", ".", in_body=True), FieldRule("authors", meta="author"))
-    return RuleVersion("example.com", kind, 0, bodies=(body,), fields=fields)
+    listing = RepeatingRule("//ul[@class='latest']", "li", (FieldRule("title", path=".//a"),))
+    return RuleVersion("example.com", kind, 0, bodies=(body,), fields=fields, listings=(listing,))
 
 
 def test_round_trip_keeps_every_rule() -> None:

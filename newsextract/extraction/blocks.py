@@ -19,10 +19,10 @@ BLOCK_TAGS = frozenset(
     option""".split()
 )
 HEADING_TAGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
-_SPACE = re.compile(r"[ \t\r\f\v\u00a0\u200b\u3000]+")
-_LINE_BREAK = "\u2028"
-_BREAKS = re.compile(r" *\u2028[ \u2028]*")
-_RUN_EDGES = re.compile("[ \u2028]*\x00[ \u2028]*")
+# Where a <br> stood: a Unicode noncharacter, so that it is no space to str.split() and
+# never a character of real text.
+_LINE_BREAK = "\ufdd0"
+_BREAKS = re.compile(" ?\ufdd0[ \ufdd0]*")
 
 
 @dataclass(frozen=True, eq=False)
@@ -119,9 +119,9 @@ _ATTR_NAMES = ("title", "alt")
 
 
 def _make_blocks(runs: list[_RawRun]) -> tuple[Block, ...]:
-    texts = normalise_texts(["".join(run[2]) for run in runs])
     blocks: list[Block] = []
-    for run, text in zip(runs, texts, strict=True):
+    for run in runs:
+        text = normalise_text("".join(run[2]))
         if not text:
             continue
         element, depth, _, link_chars, tags, attrs = run
@@ -141,24 +141,17 @@ def _make_blocks(runs: list[_RawRun]) -> tuple[Block, ...]:
     return tuple(blocks)
 
 
-def normalise_texts(texts: list[str]) -> list[str]:
-    """:func:`normalise_text` of many texts in one regex pass (they never contain NUL).
-
-    >>> normalise_texts([" a  b ", "\u2028", "c\u2028 d"])
-    ['a b', '', 'c\nd']
-    """
-    if not texts:
-        return []
-    joined = _SPACE.sub(" ", "\x00".join(texts).replace("\n", " "))
-    joined = _BREAKS.sub("\n", _RUN_EDGES.sub("\x00", joined))
-    return [text.strip() for text in joined.split("\x00")]
-
-
 def normalise_text(text: str) -> str:
-    """Fold runs of white space; keep single line breaks.
+    """Fold runs of white space; keep single line breaks (``\\u2028`` or a ``<br>`` mark).
 
     >>> normalise_text("  a \\u2028\\u2028  b\\u00a0 c\\n d ")
     'a\\nb c d'
     """
-    text = _SPACE.sub(" ", text.replace("\n", " ").replace("\x00", ""))
-    return _BREAKS.sub("\n", text.strip(" " + _LINE_BREAK)).strip()
+    if "\u2028" in text:
+        text = text.replace("\u2028", _LINE_BREAK)
+    if "\u200b" in text or "\x00" in text:
+        text = text.replace("\u200b", " ").replace("\x00", "")
+    text = " ".join(text.split())  # str.split() knows every Unicode space, in C
+    if _LINE_BREAK in text:
+        text = _BREAKS.sub("\n", text).strip()
+    return text

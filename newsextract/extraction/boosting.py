@@ -42,7 +42,8 @@ class TreeEnsemble:
             right = x[rows, feature] > self.thresholds[tree_ids, node]
             node = 2 * node + 1 + right
         leaf = node - (2**self.depth - 1)
-        return self.base + self.leaves[tree_ids, leaf].sum(axis=1)
+        result: np.ndarray = self.base + self.leaves[tree_ids, leaf].sum(axis=1)
+        return result
 
     def predict(self, x: np.ndarray) -> np.ndarray:
         return sigmoid(self.logit(x))

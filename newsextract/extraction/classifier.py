@@ -46,20 +46,20 @@ class LanguageModel:
     log_odds: dict[str, float]
     weights: tuple[float, ...]  # bias, mean log-odds, log tokens known, mean x log tokens
 
-    def posterior(self, tokens: tuple[tuple[str, ...], ...]) -> np.ndarray:
-        return sigmoid(self.features(tokens) @ np.asarray(self.weights))
+    def posterior(self, table: BlockTable) -> np.ndarray:
+        return sigmoid(self.features(table) @ np.asarray(self.weights))
 
-    def features(self, tokens: tuple[tuple[str, ...], ...]) -> np.ndarray:
-        get = self.log_odds.get
-        rows = np.zeros((len(tokens), 4))
-        rows[:, 0] = 1.0
-        for i, block_tokens in enumerate(tokens):
-            values = [v for v in map(get, block_tokens) if v is not None]
-            if values:
-                mean = sum(values) / len(values)
-                known = np.log1p(len(values))
-                rows[i, 1:] = (mean, known, mean * known)
-        return rows
+    def features(self, table: BlockTable) -> np.ndarray:
+        """Per block: bias, mean log-odds of known words, log of their count, the product."""
+        n = len(table.chars)
+        values = np.array(list(map(self.log_odds.get, table.tokens)), dtype=float)
+        known = ~np.isnan(values) if len(values) else np.zeros(0, dtype=bool)
+        blocks = table.token_block[known]
+        total = np.bincount(blocks, values[known], minlength=n)
+        count = np.bincount(blocks, minlength=n).astype(float)
+        mean = total / np.maximum(count, 1.0)
+        log_count = np.log1p(count)
+        return np.column_stack([np.ones(n), mean, log_count, mean * log_count])
 
 
 @dataclass(frozen=True)
@@ -70,6 +70,7 @@ class ClassifierModel:
     context_names: tuple[str, ...]
     layout: TreeEnsemble
     language: LanguageModel
+    names: dict[str, float]  # class/id word log-odds, a layout feature
     combination: str  # "weighted" or "max"
     layout_weight: float  # used by "weighted": layout * w + language * (1 - w)
     context: TreeEnsemble
@@ -85,6 +86,7 @@ class ClassifierModel:
                 "weights": list(self.language.weights),
                 "log_odds": {k: round(v, 3) for k, v in sorted(self.language.log_odds.items())},
             },
+            "names": {k: round(v, 3) for k, v in sorted(self.names.items())},
             "combination": self.combination,
             "layout_weight": self.layout_weight,
             "context": self.context.to_json(),
@@ -103,6 +105,7 @@ class ClassifierModel:
                 {str(k): float(v) for k, v in data["language"]["log_odds"].items()},
                 tuple(float(w) for w in data["language"]["weights"]),
             ),
+            names={str(k): float(v) for k, v in data["names"].items()},
             combination=str(data["combination"]),
             layout_weight=float(data["layout_weight"]),
             context=TreeEnsemble.from_json(data["context"]),
@@ -138,14 +141,15 @@ def combine_posteriors(
     """The paper's two ways to join the classifiers."""
     if mode == "max":
         return np.maximum(layout, language)
-    return layout_weight * layout + (1.0 - layout_weight) * language
+    weighted: np.ndarray = layout_weight * layout + (1.0 - layout_weight) * language
+    return weighted
 
 
 def block_evidence(page: Page, model: ClassifierModel | None = None) -> BlockEvidence:
     model = model or default_model()
     table = read_blocks(page)
-    layout = model.layout.predict(layout_features(table))
-    language = model.language.posterior(table.tokens)
+    layout = model.layout.predict(layout_features(table, model.names))
+    language = model.language.posterior(table)
     first = combine_posteriors(layout, language, model.combination, model.layout_weight)
     title = title_blocks(page)
     final = model.context.predict(context_features(table, first, title))

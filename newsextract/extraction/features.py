@@ -24,30 +24,23 @@ SUBTREE_LEVELS_DEFAULT = (0, 1, 2, 3, 5)
 
 _CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
 _TOKEN = re.compile(rf"[{_CJK}]|[^\W\d_{_CJK}]+")
-_DATE_LIKE = re.compile(
-    r"\b(?:19|20)\d\d\b|\b\d{1,2}:\d\d\b|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)"
-    r"[a-z]*\.? \d{1,2}\b|\d+\s*(?:\u5e74|\u6708|\u65e5)",
-    re.I,
-)
 _BYLINE = re.compile(
-    r"(?:^|\x00)\s*(?:by|von|par|por|di|door)\s+[A-Z]|\u8a18\u8005|\u8bb0\u8005", re.I
+    r"(?<=\x00) ?(?:[Bb][Yy]|[Vv]on|[Pp]ar|[Pp]or|[Dd]i|[Dd]oor) [A-Z]|\u8a18\u8005|\u8bb0\u8005"
 )
-_COPYRIGHT = re.compile(r"\u00a9|\(c\)|copyright|all rights reserved|\u7248\u6743", re.I)
+_COPYRIGHT = re.compile(r"\u00a9|\([cC]\)|[Cc]opyright|[Aa]ll [Rr]ights [Rr]eserved|\u7248\u6743")
 
 _POSITIVE = re.compile(
     r"article|body|content|entry|main|news|post|story|text|blog|hentry|paragraph|detail|prose"
-    r"|column|permalink|page-?body|instapaper|\bpage\b",
-    re.I,
+    r"|column|permalink|page-?body|instapaper|\bpage\b"
 )
 _NEGATIVE = re.compile(
     r"comment|meta|footer|foot|footnote|nav|menu|sidebar|side|sponsor|\bad|ads\b|advert|banner"
     r"|promo|related|share|social|widget|breadcrumb|\btags?\b|login|subscribe|newsletter|popup"
     r"|masthead|header|copyright|disclaimer|rss|tool|pagination|pager|outbrain|taboola|recommend"
     r"|popular|trending|most-|signup|register|cookie|modal|teaser|more|extra|byline|author|date"
-    r"|caption|credit|photo|gallery|video|label|rating|print|email|button|skip|search|hidden",
-    re.I,
+    r"|caption|credit|photo|gallery|video|label|rating|print|email|button|skip|search|hidden"
 )
-_COMMENT = re.compile(r"comment|disqus|respon|repl(?:y|ies)|discussion", re.I)
+_COMMENT = re.compile(r"comment|disqus|respon|repl(?:y|ies)|discussion")
 
 #: Tags that get their own indicator feature; every other block tag shares one.
 _OWN_TAGS = (
@@ -81,8 +74,18 @@ class BlockTable:
     ancestors: np.ndarray  # (blocks, MAX_ANCESTORS) element ids, -1 past the root
     counts: np.ndarray  # (blocks, len(_COUNT_NAMES)) raw counts from the text
     tags: np.ndarray  # (blocks,) index into _OWN_TAGS, len(_OWN_TAGS) for other tags
-    element_flags: np.ndarray  # (elements, len(_ELEMENT_FLAG_NAMES))
-    tokens: tuple[tuple[str, ...], ...]  # lower-cased word tokens for the language model
+    element_flags: np.ndarray  # (elements, len(_ELEMENT_FLAG_NAMES)), the element's own
+    element_any: np.ndarray  # the same flags, set when the element or an ancestor has them
+    element_names: tuple[tuple[str, ...], ...]  # class and id words of each element
+    tokens: tuple[str, ...]  # lower-cased words of all blocks, for the language model
+    token_block: np.ndarray  # the block each token belongs to
+
+    def block_tokens(self) -> list[list[str]]:
+        """Tokens grouped by block (for training)."""
+        grouped: list[list[str]] = [[] for _ in self.chars]
+        for token, block in zip(self.tokens, self.token_block.tolist(), strict=True):
+            grouped[block].append(token)
+        return grouped
 
 
 _COUNT_NAMES = (
@@ -114,24 +117,63 @@ def read_blocks(page: Page, max_ancestors: int = MAX_ANCESTORS_DEFAULT) -> Block
     link = np.fromiter((block.link_chars for block in blocks), float, n)
     chars, words, counts = _text_counts(texts)
     counts[:, 10:12] = inline
-    tokens = tuple(tuple(_TOKEN.findall(text)) for text in "\x00".join(texts).lower().split("\x00"))
-    if n == 0:
-        tokens = ()
-    return BlockTable(chars, words, link, ancestors, counts, tags, chains.flags(), tokens)
+    tokens, token_block = _tokens(texts)
+    flags, flags_any, names = chains.flags()
+    return BlockTable(
+        chars, words, link, ancestors, counts, tags, flags, flags_any, names, tokens, token_block
+    )
+
+
+_TOKEN_OR_SEPARATOR = re.compile(rf"\x00|[{_CJK}]|[^\W\d_{_CJK}]+")
+
+
+def _tokens(texts: list[str]) -> tuple[tuple[str, ...], np.ndarray]:
+    """All blocks' words in one regex pass; NUL separates blocks."""
+    found = _TOKEN_OR_SEPARATOR.findall("\x00".join(texts).lower())
+    separator = np.array([t == "\x00" for t in found], dtype=bool)
+    block = np.cumsum(separator)[~separator]
+    words = tuple(t for t in found if t != "\x00")
+    return words, block.astype(np.int64)
 
 
 _TAG_INDEX = {tag: i for i, tag in enumerate(_OWN_TAGS)}
 
 
 def _code_set(characters: str) -> np.ndarray:
-    return np.array(sorted({ord(c) for c in characters}), dtype=np.uint32)
+    """A lookup table over the Basic Multilingual Plane: True for the given characters."""
+    table = np.zeros(0x10000, dtype=bool)
+    table[[ord(c) for c in characters]] = True
+    return table
 
 
 _PUNCT_CODES = _code_set(".,;:!?\u3001\u3002\uff0c\uff0e\uff1a\uff1b\uff01\uff1f\u060c\u0964")
 _END_CODES = _code_set(".!?\u3002\uff01\uff1f\u0964")
 _CLOSE_CODES = _code_set("\"'\u201d\u300d)] \n\x00")
 _PIPE_CODES = _code_set("|\u00bb\u203a>\u00b7\u2022/")
+_CJK_DATE_CODES = _code_set("\u5e74\u6708\u65e5")
 _NOT_WORD_CODES = _code_set("\u00d7\u00f7")
+
+
+def _date_like(codes: np.ndarray) -> np.ndarray:
+    """Where a year (19xx, 20xx), a clock time (9:30) or a CJK date (7月) starts."""
+    digit = (codes >= 48) & (codes <= 57)
+    pad = np.zeros(5, dtype=bool)
+    d = np.concatenate([digit, pad])
+    c = np.concatenate([codes, pad.astype(np.uint32)])
+    n = len(codes)
+    before = np.concatenate([[False], digit[:-1]])
+    century = ((c[:n] == 49) & (c[1 : n + 1] == 57)) | ((c[:n] == 50) & (c[1 : n + 1] == 48))
+    year = century & d[2 : n + 2] & d[3 : n + 3] & ~d[4 : n + 4] & ~before
+    clock = digit & (c[1 : n + 1] == 58) & d[2 : n + 2] & d[3 : n + 3]
+    cjk_date = digit & _CJK_DATE_CODES[_bmp(c[1 : n + 1])]
+    mask: np.ndarray = year | clock | cjk_date
+    return mask
+
+
+def _bmp(codes: np.ndarray) -> np.ndarray:
+    """Code points as table indexes; characters past the BMP share the last slot."""
+    index: np.ndarray = np.minimum(codes, 0xFFFF).astype(np.intp)
+    return index
 
 
 def _cjk_mask(codes: np.ndarray) -> np.ndarray:
@@ -152,7 +194,7 @@ def _word_mask(codes: np.ndarray) -> np.ndarray:
     punctuation = (
         (codes < 0xC0) | ((codes >= 0x2000) & (codes <= 0x2BFF))
         | ((codes >= 0x3000) & (codes <= 0x303F)) | ((codes >= 0xFF00) & (codes <= 0xFF0F))
-        | ((codes >= 0xFF1A) & (codes <= 0xFF20)) | np.isin(codes, _NOT_WORD_CODES)
+        | ((codes >= 0xFF1A) & (codes <= 0xFF20)) | _NOT_WORD_CODES[_bmp(codes)]
     )
     mask: np.ndarray = ascii_word | ~punctuation
     return mask
@@ -165,25 +207,28 @@ def _text_counts(texts: list[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     lengths = np.fromiter(map(len, texts), float, n)
     if n == 0:
         return lengths, np.zeros(0), counts
-    joined = "\x00".join(texts)
+    joined = "\x00".join(texts)  # NUL never occurs in block text
     codes = np.frombuffer(joined.encode("utf-32-le"), dtype=np.uint32)
     owner = np.repeat(np.arange(n), lengths.astype(np.int64) + 1)[: len(codes)]
     cjk = _cjk_mask(codes)
     word = _word_mask(codes) & ~cjk
     word_start = word & ~np.concatenate([[False], word[:-1]])
-    following = np.concatenate([codes[1:], [0]]).astype(np.uint32)
-    sentence_end = np.isin(codes, _END_CODES) & np.isin(following, _CLOSE_CODES)
+    bmp = _bmp(codes)
+    following = np.concatenate([bmp[1:], [0]])
+    sentence_end = _END_CODES[bmp] & _CLOSE_CODES[following]
     masks = (
-        np.isin(codes, _PUNCT_CODES), sentence_end, (codes >= 48) & (codes <= 57),
-        (codes >= 65) & (codes <= 90), np.isin(codes, _PIPE_CODES),
+        _PUNCT_CODES[bmp], sentence_end, (codes >= 48) & (codes <= 57),
+        (codes >= 65) & (codes <= 90), _PIPE_CODES[bmp],
     )
     for column, mask in enumerate(masks):
         counts[:, column] = np.bincount(owner[mask], minlength=n)
     starts = np.concatenate([[0], np.cumsum(lengths[:-1] + 1)])
-    for column, pattern in ((5, _DATE_LIKE), (6, _BYLINE), (7, _COPYRIGHT)):
-        hits = [m.start() for m in pattern.finditer(joined)]
+    counts[:, 5] = np.bincount(owner[_date_like(codes)], minlength=n) > 0
+    for column, pattern in ((6, _BYLINE), (7, _COPYRIGHT)):
+        hits = [m.start() for m in pattern.finditer("\x00" + joined)]
         if hits:
-            counts[np.searchsorted(starts, hits, side="right") - 1, column] = 1.0
+            at = np.maximum(np.asarray(hits) - 1, 0)  # the leading NUL shifts positions
+            counts[np.searchsorted(starts, at, side="right") - 1, column] = 1.0
     counts[:, 8] = np.bincount(owner[cjk], minlength=n)
     counts[:, 9] = np.bincount(owner[codes == 10], minlength=n)
     words = np.bincount(owner[word_start], minlength=n) + counts[:, 8]
@@ -224,26 +269,48 @@ class _ChainIndex:
             self.chains[ident] = result
         return result
 
-    def flags(self) -> np.ndarray:
-        flags = np.zeros((len(self.elements), len(_ELEMENT_FLAG_NAMES)))
-        for i, element in enumerate(self.elements):
+    def flags(self) -> tuple[np.ndarray, np.ndarray, tuple[tuple[str, ...], ...]]:
+        """Each element's flags as bits, OR-ed down the chain (parents have lower ids)."""
+        own: list[int] = []
+        cumulative: list[int] = []
+        names: list[tuple[str, ...]] = []
+        for ident, element in enumerate(self.elements):
             tag = element.tag if isinstance(element.tag, str) else ""
-            names = f"{element.get('class', '')} {element.get('id', '')}"[:200]
-            if names.strip():
-                flags[i, :3] = _name_flags(names)
-            for k, (_, kind_tags) in enumerate(_ANCESTOR_KINDS):
-                flags[i, 3 + k] = tag in kind_tags
-        return flags
+            text = f"{element.get('class', '')} {element.get('id', '')}"
+            bits, words = _name_bits(text[:200].lower()) if len(text) > 1 else (0, ())
+            bits |= _TAG_BITS.get(tag, 0)
+            chain = self.chains[ident]
+            parent_bits = cumulative[chain[1]] if len(chain) > 1 else 0
+            own.append(bits)
+            cumulative.append(bits | parent_bits)
+            names.append(words)
+        if not own:
+            empty = np.zeros((0, len(_ELEMENT_FLAG_NAMES)))
+            return empty, empty, ()
+        return _unpack_bits(own), _unpack_bits(cumulative), tuple(names)
+
+
+def _unpack_bits(values: list[int]) -> np.ndarray:
+    shifts = np.arange(len(_ELEMENT_FLAG_NAMES))
+    bits: np.ndarray = ((np.array(values, dtype=np.int64)[:, None] >> shifts) & 1).astype(float)
+    return bits
+
+
+_NAME_WORD = re.compile(r"[a-z]{2,}")
+_TAG_BITS = {
+    tag: 1 << (3 + k) for k, (_, kind_tags) in enumerate(_ANCESTOR_KINDS) for tag in kind_tags
+}
 
 
 @lru_cache(maxsize=8192)
-def _name_flags(names: str) -> tuple[bool, bool, bool]:
+def _name_bits(names: str) -> tuple[int, tuple[str, ...]]:
     """Class and id names repeat across a site's pages: judge each string once."""
-    return (
-        _POSITIVE.search(names) is not None,
-        _NEGATIVE.search(names) is not None,
-        _COMMENT.search(names) is not None,
+    bits = (
+        (_POSITIVE.search(names) is not None)
+        | (_NEGATIVE.search(names) is not None) << 1
+        | (_COMMENT.search(names) is not None) << 2
     )
+    return bits, tuple(dict.fromkeys(_NAME_WORD.findall(names)))
 
 
 def feature_names() -> tuple[str, ...]:
@@ -259,10 +326,11 @@ def feature_names() -> tuple[str, ...]:
     for offset in (-2, -1, 1, 2):
         names += [f"nb{offset}_log_chars", f"nb{offset}_links", f"nb{offset}_ends"]
     names += ["win_chars", "win_links", "page_log_chars", "page_blocks", "same_parent_prev"]
+    names += ["name_self", "name_near", "name_max", "name_min", "name_sum"]
     return tuple(names)
 
 
-def layout_features(table: BlockTable) -> np.ndarray:
+def layout_features(table: BlockTable, names: dict[str, float] | None = None) -> np.ndarray:
     """The layout feature matrix, one row a block, columns as :func:`feature_names`."""
     n = len(table.chars)
     if n == 0:
@@ -276,7 +344,8 @@ def layout_features(table: BlockTable) -> np.ndarray:
     subtree = _subtree_features(table, links, ends)
     neighbours = _neighbour_features(np.log1p(chars), links, ends)
     page = _page_features(table, links)
-    return np.hstack([own, flags, subtree, neighbours, page])
+    named = _name_features(table, names or {})
+    return np.hstack([own, flags, subtree, neighbours, page, named])
 
 
 def _own_features(table: BlockTable, safe: np.ndarray, links: np.ndarray) -> np.ndarray:
@@ -301,14 +370,28 @@ def _own_features(table: BlockTable, safe: np.ndarray, links: np.ndarray) -> np.
 
 def _ancestor_flags(table: BlockTable) -> np.ndarray:
     anc = table.ancestors
-    valid = anc >= 0
-    if len(table.element_flags) == 0:
-        return np.zeros((len(anc), 6 + len(_ELEMENT_FLAG_NAMES)))
-    per = table.element_flags[np.where(valid, anc, 0)] * valid[:, :, None]
-    own = per[:, 0, :3]
-    near = per[:, 1:4, :3].max(axis=1) if anc.shape[1] > 1 else np.zeros_like(own)
-    anywhere = per.max(axis=1)
-    return np.hstack([own, near, anywhere])
+    own = table.element_flags[anc[:, 0], :3]
+    near = np.zeros_like(own)
+    for level in (1, 2, 3):
+        column = anc[:, min(level, anc.shape[1] - 1)]
+        here = column >= 0
+        near = np.maximum(near, table.element_flags[np.where(here, column, 0), :3] * here[:, None])
+    return np.hstack([own, near, table.element_any[anc[:, 0]]])
+
+
+def _name_features(table: BlockTable, names: dict[str, float]) -> np.ndarray:
+    """Learned class/id word log-odds: the block's own element, its parent, the chain."""
+    get = names.get
+    score = np.zeros(len(table.element_names) + 1)  # the last slot stands for "no element"
+    for ident, words in enumerate(table.element_names):
+        values = [v for v in map(get, words) if v is not None]
+        if values:
+            score[ident] = sum(values) / len(values)
+    chain = score[table.ancestors]  # -1 picks the empty last slot
+    near = chain[:, 1:4] if chain.shape[1] > 1 else chain[:, :1]
+    return np.column_stack(
+        [chain[:, 0], near.mean(axis=1), chain.max(axis=1), chain.min(axis=1), chain.sum(axis=1)]
+    )
 
 
 def _subtree_features(table: BlockTable, links: np.ndarray, ends: np.ndarray) -> np.ndarray:
@@ -414,7 +497,8 @@ def context_features(table: BlockTable, p: np.ndarray, title: np.ndarray) -> np.
 
 
 def _window_mean(mass: np.ndarray, chars: np.ndarray, half: int) -> np.ndarray:
-    return window_sum(mass, half) / window_sum(chars, half)
+    mean: np.ndarray = window_sum(mass, half) / window_sum(chars, half)
+    return mean
 
 
 def window_sum(values: np.ndarray, half: int) -> np.ndarray:

@@ -51,10 +51,15 @@ _ISO = re.compile(
     r"((?:19|20)\d\d)-(\d\d)-(\d\d)(?:[T ](\d\d):(\d\d)(?::(\d\d))?(?:\.\d+)?"
     r"\s*(Z|[+-]\d\d:?\d\d)?)?"
 )
+_RFC2822 = re.compile(r"^(?:[A-Za-z]{3},\s*)?\d{1,2}\s+[A-Za-z]{3}\s+\d{4}\s+\d\d:\d\d")
 _YMD = re.compile(r"((?:19|20)\d\d)\s*[/.\u5e74-]\s*(\d{1,2})\s*[/.\u6708-]\s*(\d{1,2})")
 _DMY = re.compile(r"\b(\d{1,2})[./](\d{1,2})[./]((?:19|20)\d\d)\b")
-_MONTHS = {m: i + 1 for i, m in enumerate(
-    "jan feb mar apr may jun jul aug sep oct nov dec".split())}
+_MONTHS = {
+    m: i + 1
+    for i, m in enumerate(
+        ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
+    )
+}
 _MDY = re.compile(r"\b([a-z]{3})[a-z]*\.?\s+(\d{1,2})(?:st|nd|rd|th)?,?\s+((?:19|20)\d\d)", re.I)
 _DMY_TEXT = re.compile(r"\b(\d{1,2})(?:st|nd|rd|th)?\s+([a-z]{3})[a-z]*\.?,?\s+((?:19|20)\d\d)",
                        re.I)
@@ -171,10 +176,11 @@ def parse_date(raw: str) -> str:
     iso = _ISO.search(raw)
     if iso:
         return _iso_form(iso)
-    try:
-        return parsedate_to_datetime(raw).isoformat()
-    except (TypeError, ValueError, IndexError):
-        pass
+    if _RFC2822.match(raw):
+        try:
+            return parsedate_to_datetime(raw).isoformat()
+        except (TypeError, ValueError, IndexError):
+            pass
     return _loose_date(raw)
 
 
@@ -269,9 +275,9 @@ def _unique(names: list[str]) -> tuple[str, ...]:
 def find_language(page: Page, articles: list[dict[str, Any]], body: str = "") -> str:
     meta = page.structured.meta
     declared = [page.structured.lang] + [meta.get(k, "") for k in _LANGUAGE_META]
-    declared += [a.get("inLanguage") for a in articles if isinstance(a.get("inLanguage"), str)]
+    declared += [str(a["inLanguage"]) for a in articles if isinstance(a.get("inLanguage"), str)]
     for value in declared:
-        code = normalise_language(value or "")
+        code = normalise_language(value)
         if code:
             return code
     return guess_language(body)
@@ -309,7 +315,8 @@ def find_canonical(page: Page, articles: list[dict[str, Any]]) -> str:
     candidates: list[Any] = [page.structured.canonical, meta.get("og:url")]
     for article in articles:
         entity = article.get("mainEntityOfPage")
-        candidates += [entity.get("@id") if isinstance(entity, dict) else entity, article.get("url")]
+        entity_id = entity.get("@id") if isinstance(entity, dict) else entity
+        candidates += [entity_id, article.get("url")]
     for candidate in candidates:
         url = _absolute_url(candidate, page.url)
         if url:

@@ -17,7 +17,7 @@ import re
 from collections import OrderedDict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from urllib.parse import parse_qsl, urlsplit
+from urllib.parse import parse_qsl, unquote, urlsplit
 
 from newsextract.extraction.page import Page
 
@@ -69,32 +69,37 @@ def url_pattern(url: str) -> str:
     >>> url_pattern("https://www.asahi.com/articles/ASS5X3JQ.html")
     'asahi.com/articles/*.html'
     >>> url_pattern("https://edition.cnn.com/2024/01/01/us/some-long-slug/index.html")
-    'edition.cnn.com/D/D/D/*/*/index.html'
+    'edition.cnn.com/D/D/D/*/index.html'
     >>> url_pattern("http://127.0.0.1:8080/news/123.html?utm_source=x&id=7")
     '127.0.0.1/news/D.html?id'
     """
-    parts = urlsplit(url.strip())
-    host = (parts.hostname or "").lower().removeprefix("www.")
-    segments = parts.path.split("/")[1:] if parts.path else []
+    try:
+        parts = urlsplit(url.strip())
+        host = (parts.hostname or "").lower().removeprefix("www.")
+    except ValueError:  # e.g. an unclosed IPv6 bracket: a kind of its own
+        return "/"
+    segments = [unquote(part) for part in parts.path.split("/")[1:]] if parts.path else []
     shape = _path_shape(segments)
     query = _query_shape(parts.query)
     return f"{host}/{shape}{'?' + query if query else ''}"
 
 
 def _path_shape(segments: list[str]) -> str:
-    shaped: list[str] = []
-    generalised = False
-    for position, segment in enumerate(segments):
-        last = position == len(segments) - 1
-        if last:
-            shaped.append(_file_shape(segment))
-        elif generalised and segment and not segment.isdigit():
-            # Sections below a date or an id vary per article (cnn's /2024/01/01/us/...).
-            shaped.append(ANY)
-        else:
-            shaped.append(_segment_shape(segment))
-        generalised = generalised or shaped[-1] in (ANY, NUMBER)
-    return "/".join(shaped)
+    """Shape each segment; in a path naming one item (it has an id, a number or a slug),
+    sections below the first are one kind: they vary per article (cnn's /2024/01/01/us/,
+    latimes' /news/nationworld/world/) while the template does not."""
+    if not segments:
+        return ""
+    *folders, name = segments
+    shaped = [_segment_shape(folder) for folder in folders] + [_file_shape(name)]
+    if not any(NUMBER in part or ANY in part for part in shaped):
+        return "/".join(shaped)  # a section or listing page: its path is its kind
+    merged = shaped[:1]
+    for part in shaped[1:-1]:
+        part = part if part == NUMBER else ANY
+        if not (part == ANY and merged[-1] == ANY):
+            merged.append(part)
+    return "/".join(merged + shaped[-1:] if len(shaped) > 1 else merged)
 
 
 def _file_shape(segment: str) -> str:
@@ -212,6 +217,9 @@ def is_near_duplicate(
 SAMPLES_DEFAULT = 6
 #: Groups kept at once (NEWSEXTRACT_TEMPLATE_GROUPS); the least recently seen is forgotten.
 MAX_GROUPS_DEFAULT = 64
+#: Sample pages kept over all groups. A parsed page holds its tree (about ten times its
+#: HTML), so 96 pages of 100-300 KB stay within a few hundred MB at worst.
+MAX_SAMPLES_TOTAL_DEFAULT = 96
 
 GroupKey = tuple[str, str]  # (site, kind)
 
@@ -256,6 +264,7 @@ class GroupTable:
 
     samples: int = SAMPLES_DEFAULT
     max_groups: int = MAX_GROUPS_DEFAULT
+    max_samples: int = MAX_SAMPLES_TOTAL_DEFAULT
     _groups: OrderedDict[GroupKey, PageGroup] = field(default_factory=OrderedDict)
 
     def get(self, key: GroupKey) -> PageGroup:
@@ -267,8 +276,12 @@ class GroupTable:
         return group
 
     def evict(self) -> Iterator[GroupKey]:
-        """Forget the least recently used groups beyond the bound; yield their keys."""
-        while len(self._groups) > self.max_groups:
+        """Forget the least recently used groups beyond the bounds (never the most recent
+        one); yield their keys."""
+        while len(self._groups) > 1 and (
+            len(self._groups) > self.max_groups
+            or sum(len(group) for group in self._groups.values()) > self.max_samples
+        ):
             key, _ = self._groups.popitem(last=False)
             yield key
 

@@ -66,7 +66,7 @@ class HoldQueue:
         """Release every page of one group, in arrival order."""
         leaving = [held for held in self._held if held.key == key]
         for held in leaving:
-            self._remove(held)
+            self.remove(held)
         return leaving
 
     def pop_all(self) -> list[HeldPage]:
@@ -78,7 +78,11 @@ class HoldQueue:
         self._bytes -= held.size
         return held
 
-    def _remove(self, held: HeldPage) -> None:
+    def pages(self) -> list[HeldPage]:
+        """The held pages, oldest first (a copy: the queue may change while it is read)."""
+        return list(self._held)
+
+    def remove(self, held: HeldPage) -> None:
         self._held.remove(held)
         self._bytes -= held.size
 

@@ -1,4 +1,4 @@
-"""What the template stage decides for each page, without Scrapy.
+"""What the template stage decides for each page, without a crawler.
 
 For every fetched page the :class:`SiteLearner` answers one of three things:
 
@@ -27,6 +27,7 @@ from newsextract.exceptions import NotHTMLError
 from newsextract.extraction.page import Page, parse_page
 from newsextract.extraction.result import Article
 from newsextract.items import ArticleItem, PageItem
+from newsextract.pipelines.extraction import article_item
 from newsextract.pipelines.grouping import (
     MAX_GROUPS_DEFAULT,
     SAMPLES_DEFAULT,
@@ -57,6 +58,10 @@ MIN_PAGES_AT_END_DEFAULT = 2
 MAX_RELEARNS_DEFAULT = 3
 #: Sites whose templates are kept loaded at once; a forgotten site reloads from its files.
 MAX_SITES_DEFAULT = 32
+#: Kinds with rules remembered per site, and how many of them a page of a kind without
+#: rules tries (each try is one validated rule application, about a millisecond).
+MAX_KINDS_DEFAULT = 8
+MAX_BORROWED_KINDS_DEFAULT = 3
 
 STAT_PREFIX = "newsextract/templates/"
 
@@ -122,6 +127,7 @@ class SiteLearner:
         self._sites: OrderedDict[str, SiteTemplatesLike] = OrderedDict()
         self._groups = GroupTable(config.samples, config.max_groups)
         self._states: dict[GroupKey, _GroupState] = {}
+        self._kinds: dict[str, list[str]] = {}  # site -> kinds with rules, recent first
         self.hold = HoldQueue(config.hold_pages, config.hold_bytes)
 
     # --- one page -------------------------------------------------------------------
@@ -137,7 +143,11 @@ class SiteLearner:
         self._count("pages")
         key: GroupKey = (item.site, item.group)
         if self._site(item.site).has_rules(item.group):
+            self._note_kind(key)
             return self._apply(key, item, page)
+        borrowed = self._borrow(key, item, page)
+        if borrowed is not None:
+            return Verdict(borrowed)
         return self._collect(key, item, page)
 
     def _parse(self, item: PageItem) -> Page | None:
@@ -147,7 +157,7 @@ class SiteLearner:
             return None  # single-page extraction records the failure
 
     def _apply(self, key: GroupKey, item: PageItem, page: Page) -> Verdict:
-        article = self._extract(key, item, page)
+        article = self._extract(key, item, page) or self._borrow(key, item, page)
         if article is not None:
             return Verdict(article)
         self._count("validation_failed")
@@ -172,7 +182,9 @@ class SiteLearner:
             key, group, state, self.config.min_pages
         ):
             self._count("induced")
+            self._note_kind(key)
             released += self._release(self.hold.pop_group(key), "ready")
+            released += self._release_borrowers(key[0])
             article = self._extract(key, item, page)
             return Verdict(article or self._pass(item), released=released)
         if not self.hold.fits(len(item.body)):
@@ -230,16 +242,41 @@ class SiteLearner:
         if article is None or not article.body.strip():
             return None
         self._count("applied")
-        return article_item(article, item)
+        return article_item(item, article)
 
     def _site(self, site: str) -> SiteTemplatesLike:
         templates = self._sites.get(site)
         if templates is None:
             templates = self._sites[site] = self._factory(site, self.config.rules_dir)
             while len(self._sites) > self.config.max_sites:
-                self._sites.popitem(last=False)
+                forgotten, _ = self._sites.popitem(last=False)
+                self._kinds.pop(forgotten, None)
         self._sites.move_to_end(site)
         return templates
+
+    # --- borrowing the rules of another kind of the same site ---------------------------
+
+    def _note_kind(self, key: GroupKey) -> None:
+        kinds = self._kinds.setdefault(key[0], [])
+        if key[1] not in kinds:
+            kinds.insert(0, key[1])
+            del kinds[MAX_KINDS_DEFAULT:]
+
+    def _borrow(self, key: GroupKey, item: PageItem, page: Page) -> ArticleItem | None:
+        """Apply the rules of the site's other kinds, most recently useful first.
+
+        A site's sections (/news/, /business/) are different URL patterns with one template;
+        validation keeps a rule from answering for a page it does not fit."""
+        site, kind = key
+        kinds = self._kinds.get(site, [])
+        for other in [k for k in kinds if k != kind][:MAX_BORROWED_KINDS_DEFAULT]:
+            article = self._extract((site, other), item, page)
+            if article is not None:
+                kinds.remove(other)
+                kinds.insert(0, other)
+                self._count("borrowed")
+                return article
+        return None
 
     # --- releasing held pages -----------------------------------------------------------
 
@@ -253,6 +290,7 @@ class SiteLearner:
                 state.new_since_attempt = max(state.new_since_attempt, 1)
             if self._learn(key, group, state, self.config.min_pages_at_end):
                 self._count("induced")
+                self._note_kind(key)
         return self._release(self.hold.pop_all(), "idle")
 
     def _evict(self) -> list[tuple[HeldPage, Any]]:
@@ -266,34 +304,28 @@ class SiteLearner:
         answers: list[tuple[HeldPage, Any]] = []
         for held in leaving:
             self._count(f"released/{why}")
-            article = None
-            if self._site(held.key[0]).has_rules(held.key[1]):
-                article = self._extract(held.key, held.item, held.page)
+            article = self._from_rules(held)
             answers.append((held, article if article is not None else self._pass(held.item)))
         return answers
+
+    def _release_borrowers(self, site: str) -> list[tuple[HeldPage, Any]]:
+        """Held pages of the site's other kinds that the new rules fit leave the hold."""
+        answers: list[tuple[HeldPage, Any]] = []
+        for held in self.hold.pages():
+            if held.key[0] != site:
+                continue
+            article = self._borrow(held.key, held.item, held.page)
+            if article is not None:
+                self.hold.remove(held)
+                self._count("released/ready")
+                answers.append((held, article))
+        return answers
+
+    def _from_rules(self, held: HeldPage) -> ArticleItem | None:
+        if self._site(held.key[0]).has_rules(held.key[1]):
+            return self._extract(held.key, held.item, held.page)
+        return self._borrow(held.key, held.item, held.page)
 
     def _pass(self, item: PageItem) -> PageItem:
         self._count("passed")
         return item
-
-
-def article_item(article: Article, page: PageItem) -> ArticleItem:
-    """The crawl's record of an article the rules produced, provenance included."""
-    return ArticleItem(
-        url=page.url,
-        canonicalUrl=article.canonical_url,
-        headline=article.headline,
-        articleBody=article.body,
-        datePublished=article.date_published,
-        datePublishedRaw=article.date_published_raw,
-        authors=list(article.authors),
-        inLanguage=article.language or page.language,
-        site=page.site,
-        fetchedAt=page.fetched_at,
-        extraction={
-            "method": article.method or "rules",
-            "ruleVersion": article.rule_version,
-            "confidence": article.confidence,
-            "group": page.group,
-        },
-    )

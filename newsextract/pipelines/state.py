@@ -2,7 +2,8 @@
 
 Every article record is written to the state store (URL and content hash) before it is
 exported, so a re-run skips it before requesting it. A text already harvested under
-another URL (the same story at a second address) is dropped as a duplicate. Switched off
+another URL (the same story at a second address), or a URL harvested already, is dropped as
+a duplicate. Switched off
 with ``-s NEWSEXTRACT_STATE=off``.
 """
 
@@ -38,6 +39,11 @@ class HarvestPipeline:
     def process_item(self, item: Any) -> Any:
         if not isinstance(item, ArticleItem):
             return item
+        if self.store.is_harvested(item.url):
+            # Fetched twice (a resumed crawl's own queue and its recovered requests, while the
+            # first copy was still held by the template stage): one record is enough.
+            self.stats.inc_value("newsextract/state/duplicates")
+            raise DropPage(f"{item.url} was harvested already", stage="duplicate")
         digest = content_hash(item.articleBody)
         original = self.store.record_harvest(item.url, digest, item.site, item.fetchedAt)
         if original is not None:

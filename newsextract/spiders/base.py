@@ -13,7 +13,6 @@ serialise for ``JOBDIR``.
 from __future__ import annotations
 
 import re
-import struct
 from collections.abc import AsyncIterator, Iterable, Iterator
 from datetime import datetime
 from importlib.metadata import PackageNotFoundError, version
@@ -25,7 +24,6 @@ from scrapy import signals
 from scrapy.crawler import Crawler
 from scrapy.http import Request, Response
 from scrapy.settings import BaseSettings
-from scrapy.utils.gz import gunzip
 from twisted.python.failure import Failure
 
 from newsextract.extensions.failures import describe_failure, failure_recorded, first_url
@@ -33,19 +31,21 @@ from newsextract.extensions.jsonl import utc_now
 from newsextract.extensions.listings import listing_fetched
 from newsextract.items import FailureItem, ListingItem, PageItem
 from newsextract.spiders.content import extract_links, is_html, looks_binary, media_type
-from newsextract.spiders.dates import is_recent, parse_since
-from newsextract.spiders.feeds import parse_feed
-from newsextract.spiders.sitemaps import parse_sitemap, sitemaps_from_robots
+from newsextract.spiders.dates import parse_since
+from newsextract.spiders.documents import DocumentCallbacks, requested_url
+from newsextract.spiders.ledger import CrawlLedger
 from newsextract.spiders.urls import host_of, looks_like_page
-from newsextract.state import StateStore, open_store
+from newsextract.state import PendingRequest, open_store
 
 #: Priority of article requests over listing pages, so a crawl bounded by ``max_pages``
 #: or stopped early has harvested what it found rather than only found more listings.
 ARTICLE_PRIORITY_DEFAULT = 10
-#: Largest decompressed sitemap accepted (the sitemap protocol's own limit is 50 MB).
-MAX_SITEMAP_BYTES_DEFAULT = 50 * 1024 * 1024
 #: The ``-a sitemap=`` value that means "the sitemaps robots.txt lists".
 ROBOTS_SITEMAPS = "robots"
+#: The meta key of a request's number (an id-range crawl's id), kept across a resume.
+VALUE_META = "newsextract_value"
+#: Callbacks whose requests stay open in the ledger until their item is exported or dropped.
+ITEM_CALLBACKS = frozenset({"parse_article", "parse_id"})
 
 
 def split_arg(value: str | Iterable[str] | None) -> list[str]:
@@ -69,10 +69,10 @@ def user_agent(contact: str) -> str:
     return f"newsextract/{release} (+{contact})" if contact else f"newsextract/{release}"
 
 
-class NewsSpider(scrapy.Spider):
-    """Base spider; see the module docstring. Arguments every spider accepts:
-    ``since`` (YYYY-MM-DD), ``max_pages`` (int), ``sitemap`` and ``feed`` (URLs, comma-separated;
-    ``sitemap=robots`` reads robots.txt), ``deny`` (regex)."""
+class NewsSpider(DocumentCallbacks, scrapy.Spider):
+    """Base spider; see the module docstring. Arguments every spider accepts: ``since``
+    (YYYY-MM-DD), ``max_pages`` (article pages to request), ``sitemap`` and ``feed`` (URLs,
+    comma-separated; ``sitemap=robots`` reads robots.txt), ``deny`` (regex)."""
 
     site_name: str = ""  # written into every record, e.g. "asahi.com"
     language: str = ""  # a hint for extraction, e.g. "ja"
@@ -93,8 +93,9 @@ class NewsSpider(scrapy.Spider):
         self.sitemap_urls: list[str] = split_arg(sitemap)
         self.feed_urls: list[str] = split_arg(feed)
         self.deny_patterns: list[re.Pattern[str]] = [re.compile(deny)] if deny else []
-        self.pages_scheduled = 0
-        self.store: StateStore | None = None
+        self.articles_scheduled = 0
+        self.ledger = CrawlLedger(self.name, None)
+        self.jobdir = ""
 
     @classmethod
     def update_settings(cls, settings: BaseSettings) -> None:
@@ -109,13 +110,44 @@ class NewsSpider(scrapy.Spider):
     @classmethod
     def from_crawler(cls, crawler: Crawler, *args: Any, **kwargs: Any) -> Self:
         spider = super().from_crawler(crawler, *args, **kwargs)
-        spider.store = open_store(crawler.settings)
-        crawler.signals.connect(spider.close_store, signal=signals.spider_closed)
+        spider.ledger = CrawlLedger(spider.crawl_key(), open_store(crawler.settings))
+        spider.jobdir = crawler.settings.get("JOBDIR") or ""
+        connect = crawler.signals.connect
+        connect(spider.close_ledger, signal=signals.spider_closed)
+        connect(spider.item_done, signal=signals.item_scraped)
+        connect(spider.item_done, signal=signals.item_dropped)
+        connect(spider.item_done, signal=signals.item_error)
+        connect(spider.request_dropped, signal=signals.request_dropped)
+        connect(spider.callback_failed, signal=signals.spider_error)
         return spider
 
-    def close_store(self) -> None:
-        if self.store is not None:
-            self.store.close()
+    def crawl_key(self) -> str:
+        """What identifies this crawl across runs: the spider and where it starts."""
+        sources = [*self.start_pages(), *self.sitemap_urls, *self.feed_urls]
+        return " ".join([self.name, *sources])
+
+    def close_ledger(self, reason: str = "finished") -> None:
+        # Scrapy writes a JOBDIR queue to disk only when it stops cleanly (Ctrl-C once, a
+        # CLOSESPIDER limit); after SIGKILL it is lost and the ledger gives the requests back.
+        if self.jobdir and reason != "finished":
+            self.ledger.paused()
+        if self.ledger.store is not None:
+            self.ledger.store.close()
+
+    def item_done(self, item: Any, **kwargs: Any) -> None:
+        """An article exported or dropped: its request is no longer open."""
+        url = getattr(item, "url", None)
+        if isinstance(url, str):
+            self.ledger.close(url)
+
+    def callback_failed(self, response: Response, **kwargs: Any) -> None:
+        """A callback crashed (the failure log has a record): asking again would not help."""
+        self.ledger.close(requested_url(response))
+
+    def request_dropped(self, request: Request, **kwargs: Any) -> None:
+        # The duplicate filter knew the URL: a redirect to a page already fetched, or (after
+        # a resume) a page an earlier run fetched. Either way nothing stays open.
+        self.ledger.close(first_url(request))
 
     # -- what a subclass decides ---------------------------------------------------------
 
@@ -145,8 +177,19 @@ class NewsSpider(scrapy.Spider):
     # -- requests --------------------------------------------------------------------------
 
     async def start(self) -> AsyncIterator[Any]:
+        for request in self.recovered_requests():
+            yield request
         for request in self.start_requests_all():
             yield request
+
+    def recovered_requests(self) -> Iterator[Request]:
+        """Requests an earlier run left open (killed, or stopped before its queue emptied)."""
+        for pending in self.ledger.recover():
+            if pending.callback in ITEM_CALLBACKS and self.ledger.is_harvested(pending.url):
+                self.ledger.close(pending.url)
+                continue
+            self.count("newsextract/state/recovered")
+            yield self.make_request(pending, dont_filter=True)
 
     def start_requests_all(self) -> Iterator[Request]:
         for url in self.start_pages():
@@ -156,54 +199,84 @@ class NewsSpider(scrapy.Spider):
         for url in self.sitemap_urls:
             yield from self.sitemap_source_requests(url)
         for url in self.feed_urls:
-            yield self.document_request(url, self.parse_feed)
+            yield from self.optional(self.document_request(url, "parse_feed"))
 
     def sitemap_source_requests(self, url: str) -> Iterator[Request]:
         if url == ROBOTS_SITEMAPS:
             for root in dict.fromkeys(urljoin(page, "/robots.txt") for page in self.start_pages()):
-                yield self.document_request(root, self.parse_robots)
+                yield from self.optional(self.document_request(root, "parse_robots"))
         elif url.rstrip("/").endswith("/robots.txt"):
-            yield self.document_request(url, self.parse_robots)
+            yield from self.optional(self.document_request(url, "parse_robots"))
         else:
-            yield self.document_request(url, self.parse_sitemap)
+            yield from self.optional(self.document_request(url, "parse_sitemap"))
+
+    @staticmethod
+    def optional(request: Request | None) -> Iterator[Request]:
+        if request is not None:
+            yield request
 
     def page_request(self, url: str) -> Request | None:
-        """A request for an article or a listing page, judged by its URL."""
+        """A request for a start page: an article or a listing page, judged by its URL."""
         if self.is_article(url):
             return self.article_request(url)
-        return self.listing_request(url)
-
-    def article_request(self, url: str, meta: dict[str, Any] | None = None) -> Request | None:
-        if self.is_denied(url) or self.is_known(url) or not self.take_page_budget():
+        if self.is_denied(url) or self.budget_spent() or not self.ledger.claim(url):
             return None
-        return Request(
-            url,
-            callback=self.parse_article,
-            errback=self.on_error,
-            meta=meta or {},
-            priority=ARTICLE_PRIORITY_DEFAULT,
-        )
+        return self.schedule(PendingRequest(url, "parse", "on_error"))
+
+    def article_request(self, url: str) -> Request | None:
+        if self.is_denied(url) or not self.ledger.claim(url) or self.is_known(url):
+            return None
+        if not self.take_article_budget():
+            return None
+        request = PendingRequest(url, "parse_article", "on_error")
+        return self.schedule(request, priority=ARTICLE_PRIORITY_DEFAULT)
 
     def listing_request(self, url: str) -> Request | None:
-        if self.is_denied(url) or not self.take_page_budget():
+        if self.is_denied(url) or self.budget_spent() or not self.ledger.claim(url):
             return None
-        return Request(url, callback=self.parse_listing, errback=self.on_error)
+        return self.schedule(PendingRequest(url, "parse_listing", "on_error"))
 
-    def document_request(self, url: str, callback: Any) -> Request:
-        """Sitemaps, feeds and robots.txt: always fetched, never counted against max_pages."""
-        return Request(url, callback=callback, errback=self.on_error)
+    def document_request(self, url: str, callback: str) -> Request | None:
+        """Sitemaps, feeds and robots.txt: not counted against max_pages."""
+        if self.budget_spent() or not self.ledger.claim(url):
+            return None
+        return self.schedule(PendingRequest(url, callback, "on_error"))
+
+    def schedule(self, pending: PendingRequest, priority: int = 0) -> Request:
+        """Open the request in the ledger, then build it."""
+        self.ledger.open(pending)
+        return self.make_request(pending, priority=priority)
+
+    def make_request(
+        self, pending: PendingRequest, priority: int = 0, dont_filter: bool = False
+    ) -> Request:
+        meta = {} if pending.value is None else {VALUE_META: pending.value}
+        if pending.callback in ITEM_CALLBACKS:
+            priority = max(priority, ARTICLE_PRIORITY_DEFAULT)
+        return Request(
+            pending.url,
+            callback=getattr(self, pending.callback),
+            errback=getattr(self, pending.errback),
+            meta=meta,
+            priority=priority,
+            dont_filter=dont_filter,
+        )
 
     def is_known(self, url: str) -> bool:
-        if self.store is None or not self.store.is_harvested(url):
+        if not self.ledger.is_harvested(url):
             return False
         self.count("newsextract/state/skipped_known")
         return True
 
-    def take_page_budget(self) -> bool:
-        if self.max_pages is not None and self.pages_scheduled >= self.max_pages:
+    def budget_spent(self) -> bool:
+        """``max_pages`` article requests made: nothing more is worth finding."""
+        return self.max_pages is not None and self.articles_scheduled >= self.max_pages
+
+    def take_article_budget(self) -> bool:
+        if self.budget_spent():
             self.count("newsextract/pages/over_max_pages")
             return False
-        self.pages_scheduled += 1
+        self.articles_scheduled += 1
         return True
 
     # -- callbacks -------------------------------------------------------------------------
@@ -215,13 +288,20 @@ class NewsSpider(scrapy.Spider):
         return self.parse_listing(response)
 
     def parse_article(self, response: Response) -> Iterator[Any]:
-        if not self.check_html(response):
+        requested = requested_url(response)
+        if not self.check_html(response) or self.harvested_meanwhile(response):
+            self.ledger.close(requested)
             return
-        if self.redirected_to_known(response):
-            return
+        chain = list(response.meta.get("redirect_urls") or [])
+        if chain:
+            self.ledger.redirected(chain, PendingRequest(response.url, "parse_article", "on_error"))
         yield self.page_item(response)
 
     def parse_listing(self, response: Response) -> Iterator[Any]:
+        yield from self.read_listing(response)
+        self.ledger.close(requested_url(response))
+
+    def read_listing(self, response: Response) -> Iterator[Any]:
         if not self.check_html(response):
             return
         links = extract_links(response.body, self.content_type(response), response.url)
@@ -240,68 +320,13 @@ class NewsSpider(scrapy.Spider):
                 yield request
         self.record_listing(response, "listing", len(links), articles)
 
-    def parse_sitemap(self, response: Response) -> Iterator[Any]:
-        body = response.body
-        if body[:2] == b"\x1f\x8b":
-            try:
-                body = gunzip(body, max_size=MAX_SITEMAP_BYTES_DEFAULT)
-            except (OSError, EOFError, ValueError, struct.error) as error:
-                reason = f"unreadable gzip sitemap: {type(error).__name__}: {error}"
-                self.record_failure(response.url, "document", reason, response.status)
-                return
-        sitemap = parse_sitemap(body, response.url)
-        if sitemap.kind == "unknown":
-            yield from self.parse_feed(response, body=body, kind="sitemap")
-            return
-        recent = [entry for entry in sitemap.entries if is_recent(entry.modified, self.since)]
-        self.count("newsextract/sitemaps/too_old", len(sitemap.entries) - len(recent))
-        if sitemap.kind == "index":
-            for entry in recent:
-                yield self.document_request(entry.url, self.parse_sitemap)
-            self.record_listing(response, "sitemap", len(sitemap.entries), 0)
-            return
-        articles = self.listed_articles([entry.url for entry in recent])
-        yield from self.listed_article_requests(articles)
-        self.record_listing(response, "sitemap", len(sitemap.entries), len(articles))
-
-    def parse_feed(
-        self, response: Response, body: bytes | None = None, kind: str = "feed"
-    ) -> Iterator[Any]:
-        entries = parse_feed(response.body if body is None else body, response.url)
-        if not entries:
-            self.record_failure(response.url, "document", f"not a readable {kind}", 200)
-            return
-        recent = [entry for entry in entries if is_recent(entry.modified, self.since)]
-        self.count("newsextract/feeds/too_old", len(entries) - len(recent))
-        articles = self.listed_articles([entry.url for entry in recent])
-        yield from self.listed_article_requests(articles)
-        self.record_listing(response, kind, len(entries), len(articles))
-
-    def parse_robots(self, response: Response) -> Iterator[Any]:
-        text = response.body.decode("utf-8", "replace")
-        urls = sitemaps_from_robots(text, response.url)
-        for url in urls:
-            yield self.document_request(url, self.parse_sitemap)
-        self.record_listing(response, "robots", len(urls), 0)
-
-    def listed_articles(self, urls: list[str]) -> list[str]:
-        """The sitemap or feed entries that are articles of this crawl's site."""
-        articles = [url for url in urls if self.in_scope(url) and self.accepts_listed(url)]
-        self.count("newsextract/sitemaps/ignored", len(urls) - len(articles))
-        return articles
-
-    def listed_article_requests(self, urls: list[str]) -> Iterator[Request]:
-        for url in urls:
-            request = self.article_request(url)
-            if request is not None:
-                yield request
-
     def on_error(self, failure: Failure) -> Iterator[Any]:
         """The errback of every request: the failure becomes a record."""
         reason = describe_failure(failure)
         request: Request | None = getattr(failure, "request", None)
         url = first_url(request) if request is not None else ""
         self.record_failure(url, reason.stage, reason.reason, reason.status)
+        self.ledger.close(url)
         return iter(())
 
     # -- records ---------------------------------------------------------------------------
@@ -316,12 +341,16 @@ class NewsSpider(scrapy.Spider):
         self.record_failure(response.url, "content-type", reason, response.status)
         return False
 
-    def redirected_to_known(self, response: Response) -> bool:
-        if not response.meta.get("redirect_urls") or not self.is_known(response.url):
+    def harvested_meanwhile(self, response: Response) -> bool:
+        """An article page whose URL is harvested already: reached through a redirect, or
+        queued twice (a resumed crawl's own queue and its recovered requests)."""
+        if not self.ledger.is_harvested(response.url):
             return False
+        if response.url == requested_url(response):
+            self.count("newsextract/state/skipped_known_after_fetch")
+            return True
         reason = f"redirects to {response.url}, harvested before"
-        requested = first_url(response.request) if response.request else response.url
-        self.record_failure(requested, "duplicate", reason, response.status)
+        self.record_failure(requested_url(response), "duplicate", reason, response.status)
         return True
 
     def page_item(self, response: Response) -> PageItem:

@@ -22,8 +22,9 @@ from scrapy.crawler import Crawler
 from scrapy.http import Request, Response
 from twisted.python.failure import Failure
 
-from newsextract.spiders.base import NewsSpider
+from newsextract.spiders.base import VALUE_META, NewsSpider
 from newsextract.spiders.urls import site_of
+from newsextract.state import PendingRequest
 
 #: Consecutive missing ids after which an id-range crawl stops. News sites delete or never
 #: publish some ids; 50 bridged every gap seen in the id-numbered sites we profiled.
@@ -31,8 +32,6 @@ MAX_MISSES_DEFAULT = 50
 #: Ids requested at once. Scrapy's per-site concurrency still applies; the window only
 #: bounds how far past the last page the crawl may have asked before it learns of misses.
 WINDOW_DEFAULT = 4
-#: The meta key carrying a request's id.
-ID_META = "newsextract_id"
 
 _IDS = re.compile(r"^\s*(\d+)\s*(?:-\s*(\d*)\s*)?(?::\s*(\d+)\s*)?$")
 
@@ -158,6 +157,9 @@ class IdRangeSpider(NewsSpider):
     def progress_key(self) -> str:
         return f"idrange {self.url_template}"
 
+    def crawl_key(self) -> str:
+        return self.progress_key
+
     def url_for(self, value: int) -> str:
         return self.url_template.format(id=value)
 
@@ -166,12 +168,15 @@ class IdRangeSpider(NewsSpider):
 
     async def start(self) -> AsyncIterator[Any]:
         self.resume()
+        for request in self.recovered_requests():
+            yield request
         for request in self.next_requests(self.window):
             yield request
 
     def resume(self) -> None:
         """Start after the highest id a previous run got a page for."""
-        last = self.store.progress(self.progress_key) if self.store is not None else None
+        store = self.ledger.store
+        last = store.progress(self.progress_key) if store is not None else None
         if last is not None and last >= self.ids.start:
             self.next_id = self.ids.after(last)
             self.misses = MissRun(
@@ -185,25 +190,23 @@ class IdRangeSpider(NewsSpider):
             value = self.next_id
             self.next_id += self.ids.step
             url = self.url_for(value)
-            if self.is_denied(url):
+            if self.is_denied(url) or not self.ledger.claim(url):
                 continue
             if self.is_known(url):
                 self.misses.hit(value)
                 continue
-            if not self.take_page_budget():
+            if not self.take_article_budget():
                 return
             count -= 1
-            yield Request(
-                url, callback=self.parse_id, errback=self.on_id_error, meta={ID_META: value}
-            )
+            yield self.schedule(PendingRequest(url, "parse_id", "on_id_error", value))
 
     def parse_id(self, response: Response) -> Iterator[Any]:
-        value = int(response.meta[ID_META])
+        value = int(response.meta[VALUE_META])
         items = list(self.parse_article(response))
         if items:
             self.misses.hit(value)
-            if self.store is not None:
-                self.store.record_progress(self.progress_key, value)
+            if self.ledger.store is not None:
+                self.ledger.store.record_progress(self.progress_key, value)
         else:
             self.misses.miss(value)
         yield from items
@@ -212,6 +215,6 @@ class IdRangeSpider(NewsSpider):
     def on_id_error(self, failure: Failure) -> Iterator[Any]:
         yield from self.on_error(failure)
         request: Request | None = getattr(failure, "request", None)
-        if request is not None and ID_META in request.meta:
-            self.misses.miss(int(request.meta[ID_META]))
+        if request is not None and VALUE_META in request.meta:
+            self.misses.miss(int(request.meta[VALUE_META]))
         yield from self.next_requests(1)

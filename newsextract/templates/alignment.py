@@ -10,6 +10,7 @@ ratio* is the pruned size over the original size (0.4-0.5 was typical for the pa
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict, deque
 from dataclasses import dataclass
 
@@ -18,6 +19,7 @@ from lxml import etree
 #: Alignment stops below this depth from BODY (deep enough for today's nested layouts;
 #: msv_big9_dev pages reach 25 levels, their content 8-15).
 MAX_ALIGN_DEPTH_DEFAULT = 40
+_DIGITS = re.compile(r"\d+")
 
 
 @dataclass(frozen=True)
@@ -29,7 +31,12 @@ class Alignment:
 
 
 def _key(element: etree._Element) -> tuple[str, str, str]:
-    return str(element.tag), element.get("id", ""), element.get("class", "")
+    """Tag, id and class, with numbers folded (``post-1234`` pairs with ``post-5678``)."""
+    return (
+        str(element.tag),
+        _DIGITS.sub("#", element.get("id", "")),
+        _DIGITS.sub("#", element.get("class", "")),
+    )
 
 
 def _text(element: etree._Element) -> str:

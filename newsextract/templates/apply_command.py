@@ -1,6 +1,8 @@
 """Apply a saved rule file to a page and print the article it gives.
 
     newsextract apply rules.xml PAGE [--kind article] [--json]
+
+With ``--kind listing`` it prints the records (title, tab, link) of a listing page.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from pathlib import Path
 
 from newsextract.exceptions import NewsExtractError
 from newsextract.templates.induce_command import read_page
-from newsextract.templates.site import SiteTemplates
+from newsextract.templates.site import LISTING_KIND, SiteTemplates
 from newsextract.templates.store import current_version, parse_rules
 
 
@@ -36,14 +38,18 @@ def run(args: argparse.Namespace) -> int:
     if current_version([v for v in versions if v.kind == args.kind]) is None:
         print(f"newsextract apply: no current {args.kind} rules in {args.rules}", file=sys.stderr)
         return 1
+    if args.kind == LISTING_KIND:
+        for record in templates.records(page, args.kind):
+            print(f"{record.title}\t{record.link}")
+        return 0
     article = templates.extract(page, args.kind)
     if article is None:
         print(f"newsextract apply: rules failed: {templates.last_verdict.reason}", file=sys.stderr)
         return 1
     if args.json:
-        record = asdict(article)
-        record.pop("kept_blocks")
-        print(json.dumps(record, ensure_ascii=False, indent=2))
+        fields = asdict(article)
+        fields.pop("kept_blocks")
+        print(json.dumps(fields, ensure_ascii=False, indent=2))
     else:
         print(article.headline, article.body, sep="\n\n")
     return 0

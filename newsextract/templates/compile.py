@@ -15,11 +15,11 @@ from dataclasses import dataclass, replace
 from lxml import etree
 
 from newsextract.templates.evidence import PageEvidence
+from newsextract.templates.noise import NOISE_PATTERN, NOISE_TAGS_DEFAULT
 from newsextract.templates.rules import (
     MAX_LINK_DENSITY_DEFAULT,
     BodyRule,
     FieldRule,
-    find_region,
     region_blocks,
     select,
 )
@@ -28,6 +28,12 @@ from newsextract.templates.xpaths import Candidate, candidates
 #: A region is "as good as the best" on a page at this share of the best score (msv_big9_dev,
 #: cleanportaleval: 0.8-0.9 gave the same rules; lower let one rule swallow two templates).
 COVER_RATIO_DEFAULT = 0.85
+#: Pages a body rule must cover (when that many are left to cover). 2 would refuse a region
+#: seen on one page only (a front page in cleanportaleval), but the pages it leaves to single
+#: mode lost more than that gained (msv_big9_dev 0.960 -> 0.959, dragnet 0.925 -> 0.924).
+MIN_RULE_PAGES_DEFAULT = 1
+import os
+HARM_WEIGHT_DEFAULT = float(os.environ.get('HW', '1'))
 #: How many ancestors of each page's best region are tried too (a stabler, wider region).
 WIDER_REGIONS_DEFAULT = 3
 #: A drop path may remove at most this share of content among what it removes.
@@ -37,8 +43,16 @@ MAX_DROP_TEXTS_DEFAULT = 60
 #: Words from which a repeated block is no longer a template line but quoted content.
 DROP_TEXT_MAX_WORDS_DEFAULT = 30
 DATE_META_KEYS = (
-    "article:published_time", "datepublished", "og:published_time", "pubdate", "publishdate",
-    "dc.date.issued", "dc.date", "date", "sailthru.date", "parsely-pub-date",
+    "article:published_time",
+    "datepublished",
+    "og:published_time",
+    "pubdate",
+    "publishdate",
+    "dc.date.issued",
+    "dc.date",
+    "date",
+    "sailthru.date",
+    "parsely-pub-date",
 )
 AUTHOR_META_KEYS = ("author", "article:author", "byl", "dc.creator", "sailthru.author")
 _HEADINGS = ("h1", "h2", "h3")
@@ -52,6 +66,8 @@ class CompileConfig:
     max_drop_texts: int = MAX_DROP_TEXTS_DEFAULT
     drop_text_max_words: int = DROP_TEXT_MAX_WORDS_DEFAULT
     max_link_density: float = MAX_LINK_DENSITY_DEFAULT
+    min_rule_pages: int = MIN_RULE_PAGES_DEFAULT
+    harm_weight: float = HARM_WEIGHT_DEFAULT
 
 
 def _region_candidates(evidence: PageEvidence, config: CompileConfig) -> Iterable[Candidate]:
@@ -67,20 +83,24 @@ def _region_candidates(evidence: PageEvidence, config: CompileConfig) -> Iterabl
 def _value(
     candidate: Candidate, pages: Sequence[PageEvidence], config: CompileConfig
 ) -> tuple[float, list[int]]:
+    """A page the region covers counts 1; a page where it lands on a poorer region counts what
+    that region lacks (ratio - 1: a region half as good costs half a page), since the first rule
+    that finds a region on a page is the one applied there."""
     rule = BodyRule(*candidate)
-    covered, harmed, total = [], 0, 0.0
+    covered, value, total = [], 0.0, 0.0
     for number, evidence in enumerate(pages):
-        region = find_region(evidence.page, rule)
+        region = evidence.find_region(rule)
         if region is None:
             continue
         ratio = evidence.ratio(region)
         if ratio >= config.cover_ratio:
             covered.append(number)
             total += ratio
+            value += 1
         else:
-            harmed += 1
+            value += config.harm_weight * (ratio - 1)
     specific = 0.01 if candidate[0] != "//body" else 0.0
-    return len(covered) - 2 * harmed + 0.001 * total + specific, covered
+    return value + 0.001 * total + specific, covered
 
 
 def choose_regions(
@@ -97,7 +117,7 @@ def choose_regions(
             value, covered = _value(candidate, subset, config)
             if covered and (best is None or value > best[0]):
                 best = (value, covered, candidate)
-        if best is None or best[0] <= 0:
+        if best is None or best[0] <= 0 or len(best[1]) < min(config.min_rule_pages, len(subset)):
             break
         covered_pages = [remaining[n] for n in best[1]]
         chosen.append((best[2], covered_pages))
@@ -109,7 +129,7 @@ def body_rule(
     candidate: Candidate, pages: Sequence[PageEvidence], config: CompileConfig
 ) -> BodyRule:
     """The region with its drops and history, learned from the pages it covers."""
-    regions = [find_region(e.page, BodyRule(*candidate)) for e in pages]
+    regions = [e.find_region(BodyRule(*candidate)) for e in pages]
     pairs = [(e, r) for e, r in zip(pages, regions, strict=True) if r is not None]
     drops = _drop_paths(pairs, config)
     drop_texts = _drop_texts(pairs, config)
@@ -118,21 +138,31 @@ def body_rule(
         sum(len(e.page.blocks[i].text) for i in region_blocks(e.page, r, rule)) for e, r in pairs
     ]
     return replace(
-        rule, pages=len(pairs), min_chars=min(sizes, default=0),
+        rule,
+        pages=len(pairs),
+        min_chars=min(sizes, default=0),
         median_chars=int(statistics.median(sizes)) if sizes else 0,
     )
 
 
-def _noise_anchor(element: etree._Element, region: etree._Element) -> str | None:
-    """The nearest element at or above a noise block, below the region, named by an attribute."""
+def _noise_anchors(element: etree._Element, region: etree._Element) -> list[str]:
+    """Elements at or above a noise block, below the region, named by an attribute: the nearest
+    one, and the nearest whose name says it is noise (a comments box)."""
+    found: list[str] = []
     current: etree._Element | None = element
     while current is not None and current is not region:
+        if current.tag in NOISE_TAGS_DEFAULT:
+            found.append(f".//{current.tag}")
         for name in ("class", "id"):
             value = current.get(name)
-            if value and "'" not in value and not any(ch.isdigit() for ch in value):
-                return f".//{current.tag}[@{name}='{value}']"
+            if not value or "'" in value or any(ch.isdigit() for ch in value):
+                continue
+            if not found or NOISE_PATTERN.search(value):
+                found.append(f".//{current.tag}[@{name}='{value}']")
+            if len(found) > 1 or NOISE_PATTERN.search(value):
+                return found
         current = current.getparent()
-    return None
+    return found
 
 
 def _drop_paths(
@@ -143,8 +173,7 @@ def _drop_paths(
         inside = {id(el) for el in region.iter()}
         for block, is_content in zip(evidence.page.blocks, evidence.content, strict=True):
             if not is_content and id(block.element) in inside:
-                anchor = _noise_anchor(block.element, region)
-                if anchor:
+                for anchor in _noise_anchors(block.element, region):
                     proposals[anchor] = None
     accepted = []
     for path in proposals:
@@ -166,8 +195,10 @@ def _drop_texts(
     for evidence, region in pairs:
         inside = {id(el) for el in region.iter()}
         texts = {
-            b.text for b in evidence.page.blocks
-            if b.index in evidence.template and id(b.element) in inside
+            b.text
+            for b in evidence.page.blocks
+            if b.index in evidence.template
+            and id(b.element) in inside
             and b.words <= config.drop_text_max_words
         }
         counts.update(texts)
@@ -176,29 +207,47 @@ def _drop_texts(
     return tuple(repeated[: config.max_drop_texts])
 
 
-def headline_rule(pages: Sequence[PageEvidence], regions: Sequence[etree._Element | None]) -> (
-    FieldRule | None
-):
-    """The headline's element, found by the page title, as a rule; in the body when it sits
-    outside the region on most pages."""
+def headline_rules(
+    pages: Sequence[PageEvidence], regions: Sequence[etree._Element | None]
+) -> tuple[FieldRule, ...]:
+    """Headline rules, one per template: the headline's element is found by the page title;
+    it goes in the body when it sits outside the region on most pages it was found on."""
     targets = [_headline_element(e) for e in pages]
-    pool = dict.fromkeys(c for t in targets if t is not None for c in candidates(t))
-    best: tuple[int, Candidate] | None = None
-    for pivot, path in pool:
-        hits = 0
-        for evidence, target in zip(pages, targets, strict=True):
-            found = select(evidence.page.root, pivot)
-            hit = bool(found) and select(found[0], path)[:1] == [target]
-            hits += bool(target is not None and hit)
-        if hits and (best is None or hits > best[0]):
-            best = (hits, (pivot, path))
-    if best is None or best[0] < max(1, len(pages) // 3):
-        return None
-    outside = sum(
-        1 for t, r in zip(targets, regions, strict=True)
-        if t is not None and r is not None and not _contains(r, t)
-    )
-    return FieldRule("headline", best[1][0], best[1][1], in_body=outside * 2 >= best[0])
+    remaining = [n for n, t in enumerate(targets) if t is not None]
+    rules: list[FieldRule] = []
+    while remaining:
+        pool = dict.fromkeys(c for n in remaining for c in candidates(targets[n]))
+        best: tuple[int, list[int], Candidate] | None = None
+        for candidate in pool:
+            hits, harmed = _headline_hits(candidate, pages, targets, remaining)
+            value = len(hits) - 2 * harmed
+            if hits and value > 0 and (best is None or value > best[0]):
+                best = (value, hits, candidate)
+        if best is None or (len(best[1]) < 2 <= len(pages)):
+            break
+        outside = sum(
+            1 for n in best[1] if regions[n] is not None and not _contains(regions[n], targets[n])
+        )
+        rules.append(FieldRule("headline", *best[2], in_body=outside * 2 >= len(best[1])))
+        remaining = [n for n in remaining if n not in best[1]]
+    return tuple(rules)
+
+
+def _headline_hits(
+    candidate: Candidate,
+    pages: Sequence[PageEvidence],
+    targets: Sequence[etree._Element | None],
+    remaining: Sequence[int],
+) -> tuple[list[int], int]:
+    hits, harmed = [], 0
+    for n in remaining:
+        found = pages[n].select_pivot(candidate[0])
+        element = select(found[0], candidate[1])[:1] if found else []
+        if element and element[0] is targets[n]:
+            hits.append(n)
+        elif element:
+            harmed += 1
+    return hits, harmed
 
 
 def _contains(ancestor: etree._Element, element: etree._Element) -> bool:

@@ -90,7 +90,10 @@ def find_duplicates(
         long_counts.append(total)
     result = []
     for p, counts in enumerate(shared):
-        dups = {o for o, n in counts.items() if long_counts[p] and n >= config.duplicate_share
-                * long_counts[p]}
+        dups = {
+            o
+            for o, n in counts.items()
+            if long_counts[p] and n >= config.duplicate_share * long_counts[p]
+        }
         result.append(frozenset(dups))
     return tuple(result)

@@ -8,10 +8,11 @@ from dataclasses import dataclass
 
 from newsextract.extraction.combiner import extract_article
 from newsextract.extraction.page import Page
-from newsextract.templates.compile import body_rule, choose_regions, headline_rule, meta_rules
+from newsextract.templates.compile import body_rule, choose_regions, headline_rules, meta_rules
 from newsextract.templates.config import DEFAULT, TemplateConfig
 from newsextract.templates.evidence import PageEvidence, page_evidence
 from newsextract.templates.frequency import GroupTemplate, find_template_blocks
+from newsextract.templates.noise import named_noise
 from newsextract.templates.rules import RuleVersion, find_region
 
 
@@ -27,21 +28,30 @@ def group_evidence(
     pages: Sequence[Page], config: TemplateConfig = DEFAULT
 ) -> tuple[GroupTemplate, tuple[PageEvidence, ...]]:
     template = find_template_blocks([p.blocks for p in pages], config.frequency)
-    evidence = tuple(
-        page_evidence(p, _not_content(p, template.template[n], config),
-                      config.compile.max_link_density, config.noise_weight)
-        for n, p in enumerate(pages)
-    )
-    return template, evidence
+    evidence = []
+    for n, page in enumerate(pages):
+        rejected, named = _not_content(page, template.template[n], config)
+        evidence.append(
+            page_evidence(
+                page, rejected, config.compile.max_link_density, config.noise_weight, named
+            )
+        )
+    return template, tuple(evidence)
 
 
-def _not_content(page: Page, template: frozenset[int], config: TemplateConfig) -> frozenset[int]:
-    """Template blocks, and the blocks the single-page answer rejects: its veto on per-page
-    noise that repeats nowhere (a related-stories box differs on every page)."""
-    if not config.single_page_veto:
-        return template
-    kept = set(extract_article(page).kept_blocks)
-    return template | {b.index for b in page.blocks if b.index not in kept}
+def _not_content(
+    page: Page, template: frozenset[int], config: TemplateConfig
+) -> tuple[frozenset[int], frozenset[int]]:
+    """Template blocks, the blocks the single-page answer rejects (its veto on per-page noise
+    that repeats nowhere: a related-stories box differs on every page) and named noise."""
+    rejected = set(template)
+    if config.single_page_veto:
+        kept = set(extract_article(page).kept_blocks)
+        rejected |= {b.index for b in page.blocks if b.index not in kept}
+    named: frozenset[int] = frozenset()
+    if config.named_noise:
+        named = named_noise(page, [b.index not in rejected for b in page.blocks])
+    return frozenset(rejected | named), named
 
 
 def induce(
@@ -69,7 +79,5 @@ def compile_version(
         found = (find_region(e.page, rule) for rule in bodies)
         regions.append(next((r for r in found if r is not None), None))
     fields = meta_rules(evidence)
-    headline = headline_rule(evidence, regions)
-    if headline is not None:
-        fields = (headline, *fields)
+    fields = (*headline_rules(evidence, regions), *fields)
     return RuleVersion(site, kind, 0, bodies=bodies, fields=fields)

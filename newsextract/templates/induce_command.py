@@ -1,6 +1,6 @@
 """Learn extraction rules from pages of one site and kind, and write them as an XML rule file.
 
-    newsextract induce PAGE... --out rules.xml [--site NAME] [--kind article] [--template-only]
+newsextract induce PAGE... --out rules.xml [--site NAME] [--kind article] [--template-only]
 """
 
 from __future__ import annotations
@@ -22,7 +22,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--site", default="", help="site name (default: from the file name)")
     parser.add_argument("--kind", default="article", help="page kind (default: article)")
     parser.add_argument(
-        "--template-only", action="store_true",
+        "--template-only",
+        action="store_true",
         help="learn from the pages' template alone, without the single-page answer's veto",
     )
 
@@ -54,6 +55,8 @@ def run(args: argparse.Namespace) -> int:
     if written != args.out:
         written.replace(args.out)
         written.with_suffix(".lock").unlink(missing_ok=True)
-    print(f"{saved.label}: {len(saved.bodies)} body rule(s), {len(saved.fields)} field rule(s), "
-          f"learned in {induction.seconds:.2f} s -> {args.out}")
+    print(
+        f"{saved.label}: {len(saved.bodies)} body rule(s), {len(saved.fields)} field rule(s), "
+        f"learned in {induction.seconds:.2f} s -> {args.out}"
+    )
     return 0

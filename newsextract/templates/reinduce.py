@@ -49,7 +49,9 @@ def evidence_from_previous(
 
 
 def reinduce(
-    pairs: Sequence[tuple[Page, Previous]], site: str, kind: str = "article",
+    pairs: Sequence[tuple[Page, Previous]],
+    site: str,
+    kind: str = "article",
     config: TemplateConfig = DEFAULT,
 ) -> RuleVersion | None:
     """A new version from redesigned pages whose earlier extraction is known."""

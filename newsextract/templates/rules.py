@@ -15,6 +15,7 @@ Applying rules is a few compiled XPath evaluations: the fast path.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -24,6 +25,7 @@ from lxml import etree
 
 from newsextract.extraction.blocks import normalise_text
 from newsextract.extraction.page import Page
+from newsextract.templates.noise import MAX_NAMED_SHARE_DEFAULT, is_named_noise
 
 #: Blocks with more link text than this are not body text (method A trial: > 0.5 is noise).
 MAX_LINK_DENSITY_DEFAULT = 0.5
@@ -37,6 +39,7 @@ class BodyRule:
     drop_texts: tuple[str, ...] = ()
     max_link_density: float = MAX_LINK_DENSITY_DEFAULT
     drop_repeated: bool = True  # a text twice in the region is a teaser, not the article
+    drop_named: bool = True  # boxes named as noise (comments, related, share) are dropped
     pages: int = 0  # pages it was learned from
     min_chars: int = 0  # shortest body it gave on those pages
     median_chars: int = 0
@@ -81,8 +84,10 @@ class RuleVersion:
 
 
 def _rule_shape(version: RuleVersion) -> tuple[object, ...]:
-    bodies = tuple((b.pivot, b.path, b.drops, b.drop_texts, b.max_link_density, b.drop_repeated)
-                   for b in version.bodies)
+    bodies = tuple(
+        (b.pivot, b.path, b.drops, b.drop_texts, b.max_link_density, b.drop_repeated, b.drop_named)
+        for b in version.bodies
+    )
     return bodies, version.fields, version.listings
 
 
@@ -152,6 +157,8 @@ def region_blocks(page: Page, region: etree._Element, rule: BodyRule) -> tuple[i
             if element is not region:
                 dropped.update(element.iter())
     by_element = element_blocks(page)
+    if rule.drop_named:
+        dropped |= named_boxes(page, region, by_element)
     drop_texts = set(rule.drop_texts)
     kept = []
     for element in region.iter():
@@ -161,10 +168,57 @@ def region_blocks(page: Page, region: etree._Element, rule: BodyRule) -> tuple[i
             block = page.blocks[index]
             if block.link_density > rule.max_link_density or block.text in drop_texts:
                 continue
+            if looks_like_markup(block.text):
+                continue
             kept.append(index)
     if rule.drop_repeated:
         kept = _without_repeats(page, kept)
     return tuple(sorted(kept))
+
+
+def named_boxes(
+    page: Page, region: etree._Element, by_element: dict[etree._Element, list[int]]
+) -> set[etree._Element]:
+    """Elements inside boxes of the region named as noise, unless a box holds most of it."""
+    chars: dict[etree._Element, int] = {}
+    total = 0
+    for element in region.iter():
+        size = sum(len(page.blocks[i].text) for i in by_element.get(element, ()))
+        total += size
+        current: etree._Element | None = element
+        while size and current is not None and current is not region:
+            chars[current] = chars.get(current, 0) + size
+            current = current.getparent()
+    dropped: set[etree._Element] = set()
+    for element in region.iterdescendants():
+        if element in dropped or not isinstance(element.tag, str):
+            continue
+        if is_named_noise(element) and chars.get(element, 0) <= MAX_NAMED_SHARE_DEFAULT * total:
+            dropped.update(element.iter())
+    return dropped
+
+
+_MARKUP = re.compile(r"</?[a-zA-Z][a-zA-Z0-9]*[\s>/]|\b(?:href|src|class)\s*=\s*[\"']")
+#: Markup-like runs (a tag, an ``href=``) per character that make a block page source shown as
+#: text, unless it starts with a tag (archived latimes.com pages print their ad code;
+#: msv_big9_dev). One run in 40 characters is far above any prose.
+MARKUP_RUN_CHARS_DEFAULT = 40
+
+
+def looks_like_markup(text: str) -> bool:
+    """HTML source shown as text: an escaped ad or embed code, never the article.
+
+    >>> looks_like_markup('<a href="https://ads.example/click?id=1234567890&amp;segments=1,2,3">')
+    True
+    >>> looks_like_markup("The vote was 5 <7 and a > b, as the <clerk> wrote.")
+    False
+    """
+    if "<" not in text:
+        return False
+    runs = len(_MARKUP.findall(text))
+    if runs < 2:
+        return False
+    return text.startswith("<") or runs * MARKUP_RUN_CHARS_DEFAULT >= len(text)
 
 
 #: Texts of at least this many words seen twice in a region are teasers (latimes.com 2017
@@ -175,7 +229,8 @@ REPEATED_MIN_WORDS_DEFAULT = 5
 def _without_repeats(page: Page, kept: list[int]) -> list[int]:
     counts = Counter(page.blocks[i].text for i in kept)
     return [
-        i for i in kept
+        i
+        for i in kept
         if counts[page.blocks[i].text] < 2 or page.blocks[i].words < REPEATED_MIN_WORDS_DEFAULT
     ]
 
@@ -195,10 +250,13 @@ def apply_fields(
         elements = _field_elements(page, rule)
         if not elements:
             continue
+        if rule.name in values:
+            continue  # an earlier rule (another template's) found it
         element = elements[0]
-        values.setdefault(rule.name, normalise_text(" ".join(element.itertext())))
+        values[rule.name] = normalise_text(" ".join(element.itertext()))
         if rule.in_body and not _inside(element, region):
-            heading = tuple(b.index for b in page.blocks if _inside(b.element, element))
+            by_element = element_blocks(page)
+            heading = tuple(sorted(i for el in element.iter() for i in by_element.get(el, ())))
     return values, heading
 
 

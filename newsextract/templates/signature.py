@@ -116,7 +116,9 @@ def _fuzzy_join(
 
 
 def _compare(
-    a: list[Signature], b: list[Signature], threshold: float,
+    a: list[Signature],
+    b: list[Signature],
+    threshold: float,
     found: dict[tuple[int, int], set[int]],
 ) -> None:
     sa, sb = a[0].features, b[0].features

@@ -17,6 +17,7 @@ from newsextract.extraction.page import Page
 from newsextract.extraction.result import Article
 from newsextract.templates.config import DEFAULT, TemplateConfig
 from newsextract.templates.induce import induce
+from newsextract.templates.listing import Record, induce_listing, records
 from newsextract.templates.reinduce import Previous, reinduce
 from newsextract.templates.rules import Applied, RuleVersion, apply_version
 from newsextract.templates.store import RuleStore, current_version, now
@@ -26,6 +27,8 @@ from newsextract.templates.validate import Verdict, validate_body
 MAX_PREVIOUS_DEFAULT = 200
 #: Confidence of a validated rule answer learned from many pages; fewer pages give less.
 RULE_CONFIDENCE_DEFAULT = 0.9
+#: The page kind whose rules are repeating rules (records of title and link).
+LISTING_KIND = "listing"
 
 
 class SiteTemplates:
@@ -75,7 +78,10 @@ class SiteTemplates:
         if current is not None and current.edited:
             return current
         version = None
-        if len(pages) >= self.config.min_pages:
+        if kind == LISTING_KIND:
+            listing = induce_listing(pages) if len(pages) >= self.config.min_pages else None
+            version = RuleVersion(self.site, kind, 0, listings=(listing,)) if listing else None
+        elif len(pages) >= self.config.min_pages:
             version = induce(pages, self.site, kind, self.config).version
         if version is None:
             version = self._reinduce(pages, kind)
@@ -101,6 +107,15 @@ class SiteTemplates:
         ] + [new]
         return new
 
+    def records(self, page: Page, kind: str = LISTING_KIND) -> list[Record]:
+        """The records (title, link) of a listing page; empty without repeating rules."""
+        version = self.current(kind)
+        for rule in version.listings if version else ():
+            found = records(page, rule)
+            if found:
+                return found
+        return []
+
     # -- the fast path -------------------------------------------------------------------
 
     def extract(self, page: Page, kind: str = "article") -> Article | None:
@@ -108,7 +123,7 @@ class SiteTemplates:
         re-learns or falls back to single-page extraction). A page extracted before whose
         rules fail is re-induced from its earlier result at once."""
         version = self.current(kind)
-        if version is None:
+        if version is None or not version.bodies:
             return None
         article = self._apply(version, page)
         if article is None and page.url in self._previous and not version.edited:

@@ -44,10 +44,16 @@ def site_file(rules_dir: Path, site: str) -> Path:
 
 # -- reading ---------------------------------------------------------------------------------
 
+
 def _parser() -> etree.XMLParser:
     return etree.XMLParser(
-        resolve_entities=False, no_network=True, load_dtd=False, dtd_validation=False,
-        huge_tree=False, remove_comments=True, remove_pis=True,
+        resolve_entities=False,
+        no_network=True,
+        load_dtd=False,
+        dtd_validation=False,
+        huge_tree=False,
+        remove_comments=True,
+        remove_pis=True,
     )
 
 
@@ -79,14 +85,20 @@ def _read_version(site: str, element: etree._Element) -> RuleVersion:
     fields = tuple(_read_field(f) for f in element.findall("field"))
     listings = tuple(_read_listing(r) for r in element.findall("repeating"))
     version = RuleVersion(
-        site=site, kind=element.get("kind", "article"), number=int(element.get("version", "1")),
-        valid_from=element.get("validFrom", ""), valid_until=element.get("validUntil", ""),
-        source=element.get("source", "induced"), bodies=bodies, fields=fields,
+        site=site,
+        kind=element.get("kind", "article"),
+        number=int(element.get("version", "1")),
+        valid_from=element.get("validFrom", ""),
+        valid_until=element.get("validUntil", ""),
+        source=element.get("source", "induced"),
+        bodies=bodies,
+        fields=fields,
         listings=listings,
     )
     stated = element.get("hash")
-    edited = element.get("edited") == "true" or (stated is not None and stated != rule_hash(
-        version))
+    edited = element.get("edited") == "true" or (
+        stated is not None and stated != rule_hash(version)
+    )
     return replace(version, edited=edited)
 
 
@@ -98,6 +110,7 @@ def _read_body(element: etree._Element) -> BodyRule:
         drop_texts=tuple(d.text or "" for d in element.findall("dropText") if d.text),
         max_link_density=float(element.get("maxLinkDensity", "0.5")),
         drop_repeated=element.get("dropRepeated", "true") != "false",
+        drop_named=element.get("dropNamed", "true") != "false",
         pages=int(element.get("pages", "0")),
         min_chars=int(element.get("minChars", "0")),
         median_chars=int(element.get("medianChars", "0")),
@@ -106,15 +119,18 @@ def _read_body(element: etree._Element) -> BodyRule:
 
 def _read_field(element: etree._Element) -> FieldRule:
     return FieldRule(
-        name=_required(element, "name"), pivot=element.get("pivot", ""),
-        path=element.get("path", "."), meta=element.get("meta", ""),
+        name=_required(element, "name"),
+        pivot=element.get("pivot", ""),
+        path=element.get("path", "."),
+        meta=element.get("meta", ""),
         in_body=element.get("inBody") == "true",
     )
 
 
 def _read_listing(element: etree._Element) -> RepeatingRule:
     return RepeatingRule(
-        pivot=_required(element, "pivot"), record=_required(element, "record"),
+        pivot=_required(element, "pivot"),
+        record=_required(element, "record"),
         fields=tuple(_read_field(f) for f in element.findall("field")),
     )
 
@@ -127,6 +143,7 @@ def _required(element: etree._Element, name: str) -> str:
 
 
 # -- writing ---------------------------------------------------------------------------------
+
 
 def rule_hash(version: RuleVersion) -> str:
     """A digest of what a version extracts: a mismatch on reading means a person edited it."""
@@ -150,8 +167,11 @@ def render(site: str, versions: list[RuleVersion]) -> bytes:
 
 def _version_attributes(version: RuleVersion) -> dict[str, str]:
     attributes = {
-        "kind": version.kind, "version": str(version.number), "validFrom": version.valid_from,
-        "validUntil": version.valid_until, "source": version.source,
+        "kind": version.kind,
+        "version": str(version.number),
+        "validFrom": version.valid_from,
+        "validUntil": version.valid_until,
+        "source": version.source,
     }
     if version.edited:
         attributes["edited"] = "true"
@@ -165,8 +185,12 @@ def _write_rules_content(parent: etree._Element, version: RuleVersion) -> None:
         element = etree.SubElement(parent, "body", pivot=body.pivot, path=body.path)
         element.set("maxLinkDensity", f"{body.max_link_density:g}")
         element.set("dropRepeated", "true" if body.drop_repeated else "false")
-        for name, value in (("pages", body.pages), ("minChars", body.min_chars),
-                            ("medianChars", body.median_chars)):
+        element.set("dropNamed", "true" if body.drop_named else "false")
+        for name, value in (
+            ("pages", body.pages),
+            ("minChars", body.min_chars),
+            ("medianChars", body.median_chars),
+        ):
             element.set(name, str(value))
         for path in body.drops:
             etree.SubElement(element, "drop", path=path)
@@ -175,8 +199,7 @@ def _write_rules_content(parent: etree._Element, version: RuleVersion) -> None:
     for rule in version.fields:
         _write_field(parent, rule)
     for listing in version.listings:
-        element = etree.SubElement(parent, "repeating", pivot=listing.pivot,
-                                   record=listing.record)
+        element = etree.SubElement(parent, "repeating", pivot=listing.pivot, record=listing.record)
         for rule in listing.fields:
             _write_field(element, rule)
 
@@ -193,6 +216,7 @@ def _write_field(parent: etree._Element, rule: FieldRule) -> None:
 
 
 # -- the store -------------------------------------------------------------------------------
+
 
 class RuleStore:
     """The rules directory: read a site's versions; change them under the site's lock."""
@@ -243,8 +267,10 @@ class RuleStore:
             number = max((v.number for v in same_kind), default=0) + 1
             new = replace(version, site=site, number=number, valid_from=stamp, valid_until="")
             closed = [
-                replace(v, valid_until=stamp) if v.kind == version.kind and not v.valid_until
-                and not v.edited else v for v in versions
+                replace(v, valid_until=stamp)
+                if v.kind == version.kind and not v.valid_until and not v.edited
+                else v
+                for v in versions
             ]
             saved.append(new)
             return [*closed, new]

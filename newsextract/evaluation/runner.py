@@ -1,0 +1,128 @@
+"""Run one extraction method over a manifest, time it, and score it against the gold text.
+
+Speed is reported as BASELINES.md reports it, pages per second = 1 / median page time
+(parsing included), and also from the mean, which long pages pull down.
+"""
+
+from __future__ import annotations
+
+import importlib
+import statistics
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+
+from newsextract.evaluation.dataset import ManifestEntry
+from newsextract.evaluation.metric import PageScore, Summary, score_page, summarise
+from newsextract.evaluation.outcome import PageOutcome
+from newsextract.exceptions import NewsExtractError
+from newsextract.extraction.page import Page, parse_page
+from newsextract.extraction.result import MethodResult
+
+#: The methods ``eval`` knows, the product's answer first.
+METHOD_NAMES = ("combined", "fft", "punctuation", "classifier")
+
+PageMethod = Callable[[Page], str]
+
+
+class MethodUnavailableError(NewsExtractError):
+    """A method's module is not installed in this tree (yet)."""
+
+
+def load_method(name: str) -> PageMethod:
+    """The body extractor of a method name; raise :class:`MethodUnavailableError`."""
+    if name == "combined":
+        from newsextract.extraction.combiner import extract_article
+
+        return lambda page: extract_article(page).body
+    module_name, function_name = _METHOD_FUNCTIONS.get(name, ("", ""))
+    if not module_name:
+        raise MethodUnavailableError(f"unknown method {name!r}; known: {', '.join(METHOD_NAMES)}")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as error:
+        raise MethodUnavailableError(f"method {name!r} is not available: {error}") from error
+    method: Callable[[Page], MethodResult] = getattr(module, function_name)
+    return lambda page: method(page).text(page)
+
+
+_METHOD_FUNCTIONS = {
+    "fft": ("newsextract.extraction.fft", "fft_interval"),
+    "punctuation": ("newsextract.extraction.punctuation", "punctuation_density"),
+    "classifier": ("newsextract.extraction.classifier", "classify_blocks"),
+}
+
+
+def extract_one(entry: ManifestEntry, method: PageMethod, name: str) -> PageOutcome:
+    """Read, parse and extract one page; a failure gives an empty body and its reason."""
+    try:
+        body = entry.read_html()
+    except OSError as error:
+        return PageOutcome(entry, "", name, 0.0, f"read: {error}")
+    started = time.perf_counter()
+    try:
+        page = parse_page(body, entry.url)
+        text = method(page)
+    except NewsExtractError as error:
+        return PageOutcome(entry, "", name, time.perf_counter() - started, _reason(error))
+    return PageOutcome(entry, text, name, time.perf_counter() - started)
+
+
+def _reason(error: Exception) -> str:
+    return f"{type(error).__name__}: {error}"
+
+
+def run_method(entries: Iterable[ManifestEntry], name: str) -> list[PageOutcome]:
+    method = load_method(name)
+    return [extract_one(entry, method, name) for entry in entries]
+
+
+@dataclass(frozen=True)
+class Speed:
+    """Pages per second from the median and from the mean page time."""
+
+    median_pages_per_second: float
+    mean_pages_per_second: float
+
+    @classmethod
+    def of(cls, seconds: Sequence[float]) -> Speed:
+        if not seconds:
+            return cls(0.0, 0.0)
+        median, total = statistics.median(seconds), sum(seconds)
+        return cls(1 / median if median else 0.0, len(seconds) / total if total else 0.0)
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """One method's figures on one manifest."""
+
+    method: str
+    summary: Summary
+    speed: Speed
+    errors: int
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "method": self.method,
+            **self.summary.as_dict(),
+            "pages_per_second": round(self.speed.median_pages_per_second, 1),
+            "pages_per_second_mean": round(self.speed.mean_pages_per_second, 1),
+            "errors": self.errors,
+        }
+
+
+def score_outcomes(outcomes: Sequence[PageOutcome]) -> list[PageScore]:
+    """Score each outcome against its gold text (CJK languages tokenised by character)."""
+    return [score_page(o.body, o.entry.read_gold(), o.entry.lang) for o in outcomes]
+
+
+def evaluate(outcomes: Sequence[PageOutcome], method: str) -> Evaluation:
+    summary = summarise(score_outcomes(outcomes))
+    speed = Speed.of([outcome.seconds for outcome in outcomes if outcome.error is None])
+    errors = sum(outcome.error is not None for outcome in outcomes)
+    return Evaluation(method, summary, speed, errors)
+
+
+def evaluate_method(entries: Sequence[ManifestEntry], name: str) -> Evaluation:
+    """Extract every entry with method ``name`` and score the result."""
+    return evaluate(run_method(entries, name), name)

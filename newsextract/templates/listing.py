@@ -1,0 +1,88 @@
+"""Repeating rules for listing pages (seed 002): a primary pivot finds the list, a secondary
+pivot (relative to it) selects each record, and field paths relative to the record give the
+record's title and link.
+
+Induction: on each page, the best list is the element with the most children of one shape
+(same tag and class) that each hold a link with a title-like text; its candidates (pivot, path)
+are tried on every page and the one that finds the most records on the most pages wins.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from lxml import etree
+
+from newsextract.extraction.blocks import normalise_text
+from newsextract.extraction.page import Page
+from newsextract.templates.rules import FieldRule, RepeatingRule, select
+from newsextract.templates.xpaths import Candidate, candidates
+
+#: A record's link text needs this many words to read as a title (section links have 1-2).
+MIN_TITLE_WORDS_DEFAULT = 3
+#: A list needs this many records on a page.
+MIN_RECORDS_DEFAULT = 3
+TITLE = FieldRule("title", path=".//a[@href]")
+LINK = FieldRule("link", path=".//a[@href]")
+
+
+@dataclass(frozen=True)
+class Record:
+    title: str
+    link: str
+
+
+def _title_link(record: etree._Element) -> Record | None:
+    for anchor in select(record, TITLE.path):
+        text = normalise_text(" ".join(anchor.itertext()))
+        if len(text.split()) >= MIN_TITLE_WORDS_DEFAULT:
+            return Record(text, anchor.get("href", ""))
+    return None
+
+
+def _shape(element: etree._Element) -> str:
+    value = element.get("class")
+    safe = value and "'" not in value and not any(ch.isdigit() for ch in value)
+    return f"{element.tag}[@class='{value}']" if safe else str(element.tag)
+
+
+def _best_list(page: Page) -> tuple[etree._Element, str] | None:
+    best: tuple[int, etree._Element, str] | None = None
+    for element in page.root.iter():
+        if not isinstance(element.tag, str) or len(element) < MIN_RECORDS_DEFAULT:
+            continue
+        shapes = Counter(_shape(child) for child in element if isinstance(child.tag, str))
+        shape, _ = shapes.most_common(1)[0]
+        count = sum(1 for child in select(element, shape) if _title_link(child))
+        if count >= MIN_RECORDS_DEFAULT and (best is None or count > best[0]):
+            best = (count, element, shape)
+    return (best[1], best[2]) if best else None
+
+
+def records(page: Page, rule: RepeatingRule) -> list[Record]:
+    """The records a repeating rule finds on a page."""
+    pivots = select(page.root, rule.pivot)
+    if len(pivots) != 1:
+        return []
+    found = (_title_link(r) for r in select(pivots[0], rule.record))
+    return [r for r in found if r is not None]
+
+
+def induce_listing(pages: Sequence[Page]) -> RepeatingRule | None:
+    """The repeating rule that finds the most records across the pages."""
+    lists = [found for page in pages if (found := _best_list(page)) is not None]
+    pool: dict[tuple[Candidate, str], None] = {}
+    for element, shape in lists:
+        for candidate in candidates(element):
+            pool[(candidate, shape)] = None
+    best: tuple[tuple[int, int], RepeatingRule] | None = None
+    for (pivot, path), shape in pool:
+        record = shape if path == "." else f"{path}/{shape}"
+        rule = RepeatingRule(pivot, record, (TITLE, LINK))
+        counts = [len(records(page, rule)) for page in pages]
+        value = (sum(1 for c in counts if c >= MIN_RECORDS_DEFAULT), sum(counts))
+        if best is None or value > best[0]:
+            best = (value, rule)
+    return best[1] if best is not None and best[0][0] > 0 else None

@@ -1,0 +1,185 @@
+"""Method E: features, the boosted trees, the language model, training labels, the shipped model."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from newsextract.extraction.boosting import BoostingConfig, TreeEnsemble, fit_trees
+from newsextract.extraction.classifier import (
+    ClassifierModel,
+    classify_blocks,
+    combine_posteriors,
+    default_model,
+    title_blocks,
+)
+from newsextract.extraction.features import (
+    context_feature_names,
+    context_features,
+    feature_names,
+    layout_features,
+    read_blocks,
+    window_sum,
+)
+from newsextract.extraction.page import parse_page
+from newsextract.extraction.training import CONTENT_LABEL_DEFAULT, label_blocks
+
+PARAGRAPH = (
+    "The council voted on Tuesday to extend the night bus service through the winter, "
+    "after a year in which late-evening ridership rose by almost a third. Officials said the "
+    "new timetable would start next month and run until the end of March."
+)
+NAV = '<ul class="nav-menu">' + "".join(
+    f'<li><a href="/s/{i}">Section {i}</a></li>' for i in range(12)
+) + "</ul>"
+FOOTER = '<div class="footer">Copyright 2026 The Daily. All rights reserved.</div>'
+
+
+def _article(paragraphs: int = 5) -> str:
+    body = "".join(f"<p>{PARAGRAPH} Paragraph {i}.</p>" for i in range(paragraphs))
+    return (
+        "<html><head><title>Night buses extended | The Daily</title>"
+        '<meta property="og:title" content="Night buses extended"></head><body>'
+        f'{NAV}<div class="article-body"><h1>Night buses extended</h1>{body}</div>'
+        f'<div class="related"><a href="/x">Related: ferry resumes</a></div>{FOOTER}'
+        "</body></html>"
+    )
+
+
+def test_feature_matrix_matches_the_names() -> None:
+    page = parse_page(_article())
+    table = read_blocks(page)
+    x = layout_features(table)
+    assert x.shape == (len(page.blocks), len(feature_names()))
+    assert np.isfinite(x).all()
+    p = np.linspace(0, 1, len(page.blocks))
+    c = context_features(table, p, title_blocks(page))
+    assert c.shape == (len(page.blocks), len(context_feature_names()))
+    assert np.isfinite(c).all()
+
+
+def test_features_of_an_empty_page() -> None:
+    page = parse_page(b"")
+    table = read_blocks(page)
+    assert layout_features(table).shape == (0, len(feature_names()))
+    assert classify_blocks(page).kept == ()
+
+
+def test_text_counts_are_read_per_block() -> None:
+    page = parse_page("<p>One. Two! Three?</p><p>no end here</p><p>Seen at 9:30 in 2012.</p>")
+    table = read_blocks(page)
+    names = feature_names()
+    x = layout_features(table)
+    ends = x[:, names.index("rate_sentence_end")] * table.chars
+    assert np.allclose(ends, [3, 0, 1])
+    assert list(x[:, names.index("rate_date_like")]) == [0, 0, 1]
+    assert list(table.words) == [3, 3, 5]
+
+
+def test_class_names_and_ancestor_tags_become_flags() -> None:
+    page = parse_page(
+        '<nav><p>Home and more</p></nav><div id="story-body"><p>Story text</p></div>'
+        '<div class="comments"><p>A reader wrote</p></div>'
+    )
+    x = layout_features(read_blocks(page))
+    names = feature_names()
+    assert list(x[:, names.index("any_nav")]) == [1, 0, 0]
+    assert list(x[:, names.index("near_positive")]) == [0, 1, 0]
+    assert list(x[:, names.index("near_comment")]) == [0, 0, 1]
+
+
+def test_deep_nesting_stays_bounded() -> None:
+    depth = 5000
+    html = "<div>" * depth + "<p>deep text here</p>" + "</div>" * depth
+    page = parse_page(html)
+    result = classify_blocks(page)
+    assert all(0 <= i < len(page.blocks) for i in result.kept)
+
+
+def test_window_sum() -> None:
+    assert list(window_sum(np.array([1.0, 2.0, 3.0, 4.0]), 1)) == [3, 6, 9, 7]
+    assert list(window_sum(np.array([5.0]), 3)) == [5]
+
+
+def test_boosting_learns_a_threshold_and_round_trips_through_json() -> None:
+    rng = np.random.default_rng(0)
+    x = rng.random((2000, 3))
+    y = (x[:, 1] > 0.6).astype(float)
+    model = fit_trees(x, y, np.ones(len(y)), BoostingConfig(trees=30, depth=2, seed=3))
+    predicted = model.predict(np.array([[0.5, 0.59, 0.5], [0.5, 0.61, 0.5], [0.1, 0.9, 0.9]]))
+    assert predicted[0] < 0.2 and predicted[1] > 0.8 and predicted[2] > 0.8
+    again = TreeEnsemble.from_json(json.loads(json.dumps(model.to_json())))
+    assert np.allclose(again.predict(x[:50]), model.predict(x[:50]))
+
+
+def test_boosting_is_reproducible() -> None:
+    rng = np.random.default_rng(1)
+    x, y = rng.random((500, 4)), rng.random(500)
+    config = BoostingConfig(trees=5, depth=3, seed=7)
+    first = fit_trees(x, y, np.ones(500), config)
+    second = fit_trees(x, y, np.ones(500), config)
+    assert np.array_equal(first.leaves, second.leaves)
+
+
+def test_combination_modes_of_the_paper() -> None:
+    layout, language = np.array([0.9, 0.2]), np.array([0.1, 0.6])
+    assert np.allclose(combine_posteriors(layout, language, "max", 0.7), [0.9, 0.6])
+    assert np.allclose(combine_posteriors(layout, language, "weighted", 0.7), [0.66, 0.32])
+
+
+def test_labels_are_the_share_of_shingles_in_the_gold_text() -> None:
+    gold = "one two three four five six\nshort line"
+    labels = label_blocks(
+        ["one two three four five six", "one two three four nine ten", "short line", "line",
+         "seven eight", "!!"],
+        gold,
+        "en",
+    )
+    assert list(labels) == [1.0, pytest.approx(1 / 3), 1.0, 1.0, 0.0, 0.0]
+
+
+def test_labels_of_cjk_pages_count_characters() -> None:
+    labels = label_blocks(["東京都は晴れ", "大阪は雨"], "東京都は晴れです", "ja")
+    assert labels[0] == 1.0 and labels[1] == 0.0
+    assert CONTENT_LABEL_DEFAULT == 0.5
+
+
+def test_title_blocks() -> None:
+    page = parse_page(_article())
+    flags = title_blocks(page)
+    assert [page.blocks[i].text for i in np.flatnonzero(flags)] == ["Night buses extended"]
+
+
+def test_shipped_model_loads_and_is_small() -> None:
+    model = default_model()
+    assert model.feature_names == feature_names()
+    assert model.combination in ("weighted", "max")
+    assert 0.0 < model.threshold < 1.0
+    assert len(json.dumps(model.to_json())) < 2_000_000
+    assert default_model() is model  # loaded once
+
+
+def test_model_with_other_features_is_refused() -> None:
+    data = default_model().to_json()
+    data["feature_names"] = data["feature_names"][:-1]
+    with pytest.raises(Exception, match="retrain"):
+        ClassifierModel.from_json(data)
+
+
+def test_classifier_keeps_the_article_and_drops_the_boilerplate() -> None:
+    page = parse_page(_article())
+    result = classify_blocks(page)
+    kept = [page.blocks[i].text for i in result.kept]
+    assert result.method == "classifier"
+    assert sum(PARAGRAPH in text for text in kept) == 5
+    assert not any("Section" in text or "Copyright" in text for text in kept)
+    assert len(result.scores) == len(page.blocks)
+    assert 0.5 < result.score <= 1.0
+
+
+def test_classifier_keeps_nothing_of_a_link_list() -> None:
+    links = "".join(f'<li><a href="/a/{i}">Headline number {i} here</a></li>' for i in range(40))
+    page = parse_page(f"<html><body>{NAV}<ul>{links}</ul>{FOOTER}</body></html>")
+    assert classify_blocks(page).kept == ()

@@ -1,0 +1,141 @@
+"""The combiner: the product's single-page answer, its thresholds and its hostile inputs."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from newsextract.exceptions import NotHTMLError
+from newsextract.extraction import extract_article, parse_page
+from newsextract.extraction.combiner import (
+    DEFAULT,
+    MIN_BODY_CHARS_DEFAULT,
+    CombinerConfig,
+    article_body_tokens,
+    keep_blocks,
+    token_overlap,
+)
+
+PARAGRAPH = (
+    "Ferry services to the islands resumed on Monday morning after three days of storms kept "
+    "every boat in harbour, the operator said. Engineers checked the piers overnight and found "
+    "no lasting damage, although one landing stage will stay closed until Friday."
+)
+NAV = '<ul id="menu">' + "".join(f'<li><a href="/s/{i}">Menu {i}</a></li>' for i in range(10))
+NAV += "</ul>"
+
+
+def _article(extra_head: str = "") -> str:
+    paragraphs = "".join(f"<p>{PARAGRAPH} ({i})</p>" for i in range(4))
+    return (
+        f'<html lang="en"><head><title>Ferry resumes | Daily</title>{extra_head}</head><body>'
+        f'{NAV}<article><h1>Ferry resumes after storm</h1>'
+        f'<p class="byline">By Ann Lee</p>{paragraphs}</article>'
+        '<div class="footer"><a href="/about">About us</a> <a href="/jobs">Jobs</a></div>'
+        "</body></html>"
+    )
+
+
+def test_article_body_in_document_order_one_paragraph_a_line() -> None:
+    article = extract_article(parse_page(_article(), url="https://example.org/2026/11/20/f"))
+    lines = article.body.split("\n")
+    paragraphs = [line for line in lines if line.startswith("Ferry services")]
+    assert [line[-3:] for line in paragraphs] == ["(0)", "(1)", "(2)", "(3)"]
+    assert "Menu 3" not in article.body and "Jobs" not in article.body
+    assert article.headline == "Ferry resumes | Daily"
+    assert article.language == "en"
+    assert article.date_published == "2026-11-20"
+    assert article.method.startswith("single:classifier")
+    assert 0.5 < article.confidence <= 1.0
+    assert list(article.kept_blocks) == sorted(article.kept_blocks)
+
+
+def test_index_page_gives_an_empty_body() -> None:
+    teasers = "".join(
+        f'<li><a href="/a/{i}">A headline about something that happened, number {i}</a></li>'
+        for i in range(30)
+    )
+    article = extract_article(parse_page(f"<html><body>{NAV}<ul>{teasers}</ul></body></html>"))
+    assert article.body == ""
+    assert article.kept_blocks == ()
+    assert article.confidence == 0.0
+
+
+def test_not_found_page_gives_an_empty_body() -> None:
+    page = parse_page(f"<html><body>{NAV}<h1>Page not found</h1><p>Sorry.</p></body></html>")
+    assert extract_article(page).body == ""
+
+
+def test_json_ld_article_body_is_used_as_evidence() -> None:
+    text = " ".join([PARAGRAPH] * 2)
+    head = '<script type="application/ld+json">' + json.dumps(
+        {"@type": "NewsArticle", "headline": "Ferry resumes after storm", "articleBody": text}
+    ) + "</script>"
+    page = parse_page(_article(head))
+    assert article_body_tokens(page, DEFAULT)
+    article = extract_article(page)
+    assert article.method == "single:classifier+json-ld"
+    assert article.headline == "Ferry resumes after storm"
+    assert PARAGRAPH in article.body
+
+
+def test_short_article_body_is_a_teaser_not_evidence() -> None:
+    head = '<script type="application/ld+json">{"articleBody": "Ferry resumes."}</script>'
+    assert article_body_tokens(parse_page(_article(head)), DEFAULT) == frozenset()
+
+
+def test_token_overlap() -> None:
+    shares = token_overlap(["a b c d", "x y", ""], frozenset({"a", "b", "c", "x"}))
+    assert list(shares) == [0.75, 0.5, 0.0]
+
+
+@pytest.mark.parametrize(
+    ("chars", "kept"), [(MIN_BODY_CHARS_DEFAULT - 1, False), (MIN_BODY_CHARS_DEFAULT, True),
+                        (MIN_BODY_CHARS_DEFAULT + 1, True)]
+)
+def test_minimum_body_length_on_both_sides(chars: int, kept: bool) -> None:
+    page = parse_page(f"<p>{'x' * chars}</p>")
+    assert bool(keep_blocks(page, np.array([0.9]), 0.5, DEFAULT)) is kept
+
+
+@pytest.mark.parametrize(("score", "kept"), [(0.49, False), (0.5, True), (0.51, True)])
+def test_threshold_on_both_sides(score: float, kept: bool) -> None:
+    page = parse_page(f"<p>{'x' * 200}</p>")
+    assert bool(keep_blocks(page, np.array([score]), 0.5, DEFAULT)) is kept
+
+
+def test_config_threshold_overrides_the_model() -> None:
+    page = parse_page(_article())
+    everything = extract_article(page, CombinerConfig(threshold=0.0, min_body_chars=0))
+    assert len(everything.kept_blocks) == len(page.blocks)
+    nothing = extract_article(page, CombinerConfig(threshold=1.01))
+    assert nothing.body == ""
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        b"", b"\x00" * 100, b"<html", b"<p>truncated <b>bold", "<p>caf\u00e9</p>".encode("cp1252"),
+        b"<p>" + b"\xff\xfe" * 50 + b"</p>", b'<div title="' + b"a" * 200_000 + b'">x</div>',
+        b"<table>" * 3000 + b"deep", "<p>\u6771\u4eac</p>".encode("shift_jis"),
+    ],
+)
+def test_hostile_pages_give_a_result_or_a_typed_error(body: bytes) -> None:
+    try:
+        page = parse_page(body)
+    except NotHTMLError:
+        return
+    article = extract_article(page)
+    assert isinstance(article.body, str)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.text(alphabet=st.sampled_from(list("<>/ap divbr\"='&;.x\u3002\u6771\x00")), max_size=400))
+def test_random_markup_never_crashes(markup: str) -> None:
+    article = extract_article(parse_page(markup))
+    for index in article.kept_blocks:
+        assert index >= 0
