@@ -12,7 +12,8 @@ and served by ``tests/site_server.py``. It holds:
   ``/robots.txt`` (with its sitemap and one disallowed article);
 - id-range URLs ``/news/<id>.html`` for ids 1-40 with gaps (404);
 - injected faults: a dead link, a 500, a slow page, a redirect loop, a PDF and a binary
-  body served as ``text/html``, a page disallowed by robots.txt.
+  body served as ``text/html``, a page disallowed by robots.txt, a real page that holds
+  no article.
 
 Which URL holds which gold text stays in this process (:class:`Mirror`); the server
 only serves files.
@@ -66,6 +67,8 @@ _GB18030_PAGES = (("2397c95d", "header"), ("36efbc69", "meta"), ("274a65d9", "no
 # (cleanportaleval id, where cp1252 is declared); both are UTF-8 originals with curly quotes
 _CP1252_PAGES = (("tv.msnbc.com_news_16", "header"), ("tv.msnbc.com_news_17", "none"))
 CONTROL_PAGE = "tv.msnbc.com_news_18"
+# A portal page whose gold text says it holds no article: served as a fault, not an article.
+_NO_ARTICLE_PAGE = "bbc.co.uk_news_04"
 _CONTROL_CHARS = "\x01\x0b\x0c\x1b"
 _REDIRECT_TARGET_PAGE = "tv.msnbc.com_news_20"
 _META_REFRESH = re.compile(rb"<meta[^>]+http-equiv=[\"']?refresh[^>]*>", re.I)
@@ -140,6 +143,7 @@ def build_mirror(
     articles = _write_articles(root, pages, routes)
     hidden = _write_redirect_target(root, shared_data, len(articles) + 1)
     faults = _write_faults(root, routes, slow_body=articles[0].path)
+    faults += (_write_no_article(root, shared_data),)
     routes["/article/903.html"] = {"status": 301, "location": hidden.path}
     listings = _write_listings(root, articles, faults)
     everything = (*articles, hidden)
@@ -164,7 +168,8 @@ def build_mirror(
 
 
 def _data_pages(shared_data: Path, per_site: int) -> Iterable[_Page]:
-    reserved = {CONTROL_PAGE, _REDIRECT_TARGET_PAGE} | {pid for pid, _ in _CP1252_PAGES}
+    reserved = {CONTROL_PAGE, _REDIRECT_TARGET_PAGE, _NO_ARTICLE_PAGE}
+    reserved |= {pid for pid, _ in _CP1252_PAGES}
     for folder, field, groups in _SOURCES:
         entries = [e for e in read_manifest(shared_data / folder) if e.id not in reserved]
         for group in groups:
@@ -331,6 +336,14 @@ def _write_faults(
         Fault("/article/906.html", "binary-as-html", 200),
         Fault("/article/907.html", "robots", None),
     )
+
+
+def _write_no_article(root: Path, shared_data: Path) -> Fault:
+    """A real page with no main text (its gold is empty): it must become a failure record."""
+    entry = _entry(shared_data, "cleanportaleval", _NO_ARTICLE_PAGE)
+    assert not re.search(r"\w", re.sub(r"<!--.*?-->", "", entry.read_gold())), entry.id
+    _write(root, "/article/908.html", _localise(entry.read_html(), entry))
+    return Fault("/article/908.html", "no-article", 200)
 
 
 # --- listings, sitemaps, feeds ------------------------------------------------------------

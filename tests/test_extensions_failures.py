@@ -210,3 +210,11 @@ def test_listing_records(tmp_path: Path) -> None:
     }
     assert crawler.stats.get_value("newsextract/pages/listing") == 2
     assert crawler.stats.get_value("newsextract/pages/sitemap") == 1
+
+
+def test_a_reason_does_not_repeat_itself() -> None:
+    error = CannotResolveHostError("DNS lookup failed: no results for hostname lookup: a.jp.")
+    assert describe_failure(failure_of(error)).reason == (
+        "DNS lookup failed: no results for hostname lookup: a.jp."
+    )
+    assert describe_failure(failure_of(DownloadTimeoutError(""))).reason == "timeout"

@@ -13,6 +13,7 @@ from newsextract.exceptions import NotHTMLError
 from newsextract.extraction import extract_article, parse_page
 from newsextract.extraction.combiner import (
     DEFAULT,
+    MAX_KEPT_LINK_SHARE_DEFAULT,
     MIN_BODY_CHARS_DEFAULT,
     CombinerConfig,
     article_body_tokens,
@@ -46,7 +47,7 @@ def test_article_body_in_document_order_one_paragraph_a_line() -> None:
     paragraphs = [line for line in lines if line.startswith("Ferry services")]
     assert [line[-3:] for line in paragraphs] == ["(0)", "(1)", "(2)", "(3)"]
     assert "Menu 3" not in article.body and "Jobs" not in article.body
-    assert article.headline == "Ferry resumes | Daily"
+    assert article.headline == "Ferry resumes after storm"  # the h1 before the <title>
     assert article.language == "en"
     assert article.date_published == "2026-11-20"
     assert article.method.startswith("single:classifier")
@@ -102,6 +103,16 @@ def test_minimum_body_length_on_both_sides(chars: int, kept: bool) -> None:
     assert bool(keep_blocks(page, np.array([0.9]), 0.5, DEFAULT)) is kept
 
 
+@pytest.mark.parametrize(
+    ("link_chars", "kept"), [(49, True), (50, True), (51, False)]
+)
+def test_a_body_of_links_is_no_article(link_chars: int, kept: bool) -> None:
+    assert MAX_KEPT_LINK_SHARE_DEFAULT == 0.5
+    links = "y" * link_chars
+    page = parse_page(f"<p>{'x' * (100 - link_chars)}<a href='/'>{links}</a></p>")
+    assert bool(keep_blocks(page, np.array([0.9]), 0.5, DEFAULT)) is kept
+
+
 @pytest.mark.parametrize(("score", "kept"), [(0.49, False), (0.5, True), (0.51, True)])
 def test_threshold_on_both_sides(score: float, kept: bool) -> None:
     page = parse_page(f"<p>{'x' * 200}</p>")
@@ -136,6 +147,10 @@ def test_hostile_pages_give_a_result_or_a_typed_error(body: bytes) -> None:
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.text(alphabet=st.sampled_from(list("<>/ap divbr\"='&;.x\u3002\u6771\x00")), max_size=400))
 def test_random_markup_never_crashes(markup: str) -> None:
-    article = extract_article(parse_page(markup))
+    try:
+        page = parse_page(markup)
+    except NotHTMLError:
+        return
+    article = extract_article(page)
     for index in article.kept_blocks:
         assert index >= 0

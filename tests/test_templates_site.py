@@ -9,11 +9,13 @@ from pathlib import Path
 import pytest
 
 from newsextract.evaluation.dataset import read_manifest
+from newsextract.evaluation.metric import score_page
 from newsextract.extraction.page import Page, parse_page
 from newsextract.templates import apply_command, induce_command
 from newsextract.templates.config import TemplateConfig
 from newsextract.templates.induce import induce
 from newsextract.templates.site import SiteTemplates
+from newsextract.templates.store import parse_rules
 
 WORDS = [
     "river",
@@ -198,3 +200,102 @@ def test_listing_pages_give_repeating_rules() -> None:
     found = site.records(listing_page(3), "listing")
     assert len(found) == 6 and all(r.link.startswith("/news/3-") for r in found)
     assert site.extract(listing_page(3), "listing") is None  # no body rules for listings
+
+
+def test_a_hand_edited_version_is_kept_by_learning_and_applied(tmp_path: Path) -> None:
+    site = SiteTemplates("example.com", tmp_path, TEMPLATE_ONLY)
+    learned = pages(old_design, 3)
+    site.learn([p for p, _ in learned])
+    path = tmp_path / "example.com.rules.xml"
+    # a person widens the region to the whole table row, leaving the hash as it was
+    path.write_text(path.read_text().replace("//td[@class='storybody']", "//table/tr"))
+    again = SiteTemplates("example.com", tmp_path, TEMPLATE_ONLY)
+    kept = again.learn([p for p, _ in learned])
+    assert kept is not None and kept.edited and kept.bodies[0].pivot == "//table/tr"
+    article = again.extract(learned[0][0])
+    assert article is not None and article.body.startswith("Weather: sunny spells")
+    assert len(again.versions()) == 1
+
+
+def test_validation_thresholds() -> None:
+    from newsextract.templates.rules import BodyRule
+    from newsextract.templates.validate import ValidateConfig, validate_body
+
+    rule = BodyRule("//p", min_chars=1000)
+    config = ValidateConfig(min_size_share=0.25, min_body_chars=80)
+    assert not validate_body(rule, 249, False, config).ok
+    assert validate_body(rule, 250, False, config).ok
+    assert not validate_body(rule, 250, True, config).ok  # the same body on another URL
+    assert not validate_body(BodyRule("//p"), 79, False, config).ok
+    assert validate_body(BodyRule("//p"), 80, False, config).ok
+
+
+def write_manifest(folder: Path, design: object, count: int) -> Path:
+    import json
+
+    (folder / "html").mkdir(parents=True)
+    (folder / "text").mkdir()
+    lines = []
+    for n, (page, story) in enumerate(pages(design, count)):
+        (folder / "html" / f"{n}.html").write_text(page.html)
+        (folder / "text" / f"{n}.txt").write_text("\n".join(story))
+        record = {
+            "id": str(n),
+            "url": page.url,
+            "domain": "example.com",
+            "lang": "en",
+            "html": f"html/{n}.html",
+            "text": f"text/{n}.txt",
+        }
+        lines.append(json.dumps(record))
+    manifest = folder / "manifest.jsonl"
+    manifest.write_text("\n".join(lines) + "\n")
+    return manifest
+
+
+def test_site_mode_learns_saves_and_applies_saved_rules(tmp_path: Path) -> None:
+    from newsextract.templates.sitemode import extract_site_mode
+
+    entries = list(read_manifest(write_manifest(tmp_path / "data", old_design, 4)))
+    rules_dir = tmp_path / "rules"
+    outcomes, stats = extract_site_mode(entries, rules_dir=rules_dir, config=TEMPLATE_ONLY)
+    assert [o.method for o in outcomes] == ["rules"] * 4
+    assert stats.groups == 1 and len(stats.induction_seconds) == 1
+    assert len(stats.application_seconds) == 4 and 0 < stats.reduction_ratios[0] < 1
+    assert (rules_dir / "example.com.rules.xml").exists()
+    again, stats = extract_site_mode(entries, rules_dir=rules_dir, learn=False)
+    assert [o.body for o in again] == [o.body for o in outcomes]
+    assert stats.induction_seconds == []
+    for outcome in again:
+        gold = outcome.entry.read_gold()
+        assert score_page(outcome.body, gold).recall == 1.0
+
+
+def test_a_later_crawl_reinduces_from_the_saved_history(tmp_path: Path) -> None:
+    first = SiteTemplates("example.com", tmp_path, TEMPLATE_ONLY)
+    old = pages(old_design, 4)
+    first.learn([p for p, _ in old])
+    assert all(first.extract(p) is not None for p, _ in old)
+    first.save_history()
+    later = SiteTemplates("example.com", tmp_path, TEMPLATE_ONLY)  # a new process
+    redesigned = pages(new_design, 2)
+    for article, (_, story) in zip(
+        [later.extract(p) for p, _ in redesigned], redesigned, strict=True
+    ):
+        assert article is not None and article.body.splitlines()[1:] == story
+    assert later.current() is not None and later.current().source == "reinduced"  # type: ignore[union-attr]
+
+
+def test_induce_adds_a_version_to_an_existing_rule_file(tmp_path: Path) -> None:
+    out = tmp_path / "rules.xml"
+    for design in (old_design, new_design):
+        files = []
+        for n, (page, _) in enumerate(pages(design, 3)):
+            files.append(tmp_path / f"{design.__name__}{n}.html")  # type: ignore[attr-defined]
+            files[-1].write_text(page.html)
+        arguments = argparse.Namespace(
+            pages=files, out=out, site="example.com", kind="article", template_only=True
+        )
+        assert induce_command.run(arguments) == 0
+    versions = parse_rules(out.read_bytes())
+    assert [v.number for v in versions] == [1, 2] and versions[0].valid_until

@@ -63,7 +63,7 @@ def extract_one(entry: ManifestEntry, method: PageMethod, name: str) -> PageOutc
     try:
         page = parse_page(body, entry.url)
         text = method(page)
-    except NewsExtractError as error:
+    except Exception as error:  # noqa: BLE001 - one page's failure must not end a long run
         return PageOutcome(entry, "", name, time.perf_counter() - started, _reason(error))
     return PageOutcome(entry, text, name, time.perf_counter() - started)
 
@@ -100,6 +100,7 @@ class Evaluation:
     summary: Summary
     speed: Speed
     errors: int
+    first_error: str | None = None
 
     def as_dict(self) -> dict[str, object]:
         return {
@@ -108,6 +109,7 @@ class Evaluation:
             "pages_per_second": round(self.speed.median_pages_per_second, 1),
             "pages_per_second_mean": round(self.speed.mean_pages_per_second, 1),
             "errors": self.errors,
+            "first_error": self.first_error,
         }
 
 
@@ -119,8 +121,8 @@ def score_outcomes(outcomes: Sequence[PageOutcome]) -> list[PageScore]:
 def evaluate(outcomes: Sequence[PageOutcome], method: str) -> Evaluation:
     summary = summarise(score_outcomes(outcomes))
     speed = Speed.of([outcome.seconds for outcome in outcomes if outcome.error is None])
-    errors = sum(outcome.error is not None for outcome in outcomes)
-    return Evaluation(method, summary, speed, errors)
+    failures = [outcome.error for outcome in outcomes if outcome.error is not None]
+    return Evaluation(method, summary, speed, len(failures), failures[0] if failures else None)
 
 
 def evaluate_method(entries: Sequence[ManifestEntry], name: str) -> Evaluation:

@@ -79,14 +79,26 @@ def describe_failure(failure: Failure) -> FailureReason:
     if isinstance(error, DownloadCancelledError) and "max size" in str(error):
         return FailureReason("size-limit", str(error))
     if isinstance(error, CannotResolveHostError | DNSLookupError):
-        return FailureReason("download", f"DNS lookup failed: {error}")
+        return FailureReason("download", _say("DNS lookup failed", error))
     if isinstance(error, DownloadTimeoutError | TimeoutError):
-        return FailureReason("download", f"timeout: {error}")
+        return FailureReason("download", _say("timeout", error))
     if isinstance(error, DownloadConnectionRefusedError | ConnectError):
-        return FailureReason("download", f"connection failed: {error}")
+        return FailureReason("download", _say("connection failed", error))
     if isinstance(error, DownloadFailedError | ResponseDataLossError | DownloadCancelledError):
         return FailureReason("download", f"{type(error).__name__}: {error}")
     return FailureReason("download", f"{type(error).__name__}: {error}")
+
+
+def _say(what: str, error: BaseException) -> str:
+    """``what`` and the error's own words, without saying it twice.
+
+    >>> _say("timeout", ValueError("took longer than 2 s")), _say("Timeout", ValueError("timeout"))
+    ('timeout: took longer than 2 s', 'timeout')
+    """
+    text = str(error).strip()
+    if not text:
+        return what
+    return text if what.lower() in text.lower() else f"{what}: {text}"
 
 
 def _describe_ignored(message: str) -> FailureReason:

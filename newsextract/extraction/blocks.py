@@ -13,10 +13,58 @@ from lxml import etree
 
 #: HTML 4.01 block elements plus the HTML5 sectioning elements.
 BLOCK_TAGS = frozenset(
-    """address article aside blockquote body center dd details dialog dir div dl dt fieldset
-    figcaption figure footer form frameset h1 h2 h3 h4 h5 h6 header hgroup hr html li main menu
-    nav noframes ol p pre section summary table tbody td tfoot th thead tr ul caption legend
-    option""".split()
+    [
+        "address",
+        "article",
+        "aside",
+        "blockquote",
+        "body",
+        "center",
+        "dd",
+        "details",
+        "dialog",
+        "dir",
+        "div",
+        "dl",
+        "dt",
+        "fieldset",
+        "figcaption",
+        "figure",
+        "footer",
+        "form",
+        "frameset",
+        "h1",
+        "h2",
+        "h3",
+        "h4",
+        "h5",
+        "h6",
+        "header",
+        "hgroup",
+        "hr",
+        "html",
+        "li",
+        "main",
+        "menu",
+        "nav",
+        "noframes",
+        "ol",
+        "p",
+        "pre",
+        "section",
+        "summary",
+        "table",
+        "tbody",
+        "td",
+        "tfoot",
+        "th",
+        "thead",
+        "tr",
+        "ul",
+        "caption",
+        "legend",
+        "option",
+    ]
 )
 HEADING_TAGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
 # Where a <br> stood: a Unicode noncharacter, so that it is no space to str.split() and
@@ -65,7 +113,8 @@ def split_blocks(root: etree._Element) -> tuple[Block, ...]:
     tags: list[str] = []
     attrs: list[str] = []
     link_chars = in_link = 0
-    walk = etree.iterwalk(root, events=("start", "end"))
+    # Comments and processing instructions come as one event; only their tail is text.
+    walk = etree.iterwalk(root, events=("start", "end", "comment", "pi"))
     next(walk)  # the root itself is already open
     for event, element in walk:
         tag = element.tag

@@ -18,6 +18,8 @@ BINS_DEFAULT = 32
 MIN_LEAF_WEIGHT_DEFAULT = 20.0
 #: L2 penalty on leaf values (as in XGBoost's lambda).
 L2_DEFAULT = 1.0
+#: Rows scored at once; (rows x trees) index arrays stay a few MB.
+PREDICT_CHUNK_ROWS = 2048
 
 
 @dataclass(frozen=True)
@@ -34,6 +36,9 @@ class TreeEnsemble:
         n, trees = len(x), len(self.leaves)
         if n == 0 or trees == 0:
             return np.full(n, self.base)
+        if n > PREDICT_CHUNK_ROWS:  # bounds the (rows, trees) work arrays on huge pages
+            step = PREDICT_CHUNK_ROWS
+            return np.concatenate([self.logit(x[i : i + step]) for i in range(0, n, step)])
         node = np.zeros((n, trees), dtype=np.int64)
         tree_ids = np.arange(trees)
         rows = np.arange(n)[:, None]

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import re
+from itertools import repeat
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
@@ -52,7 +53,9 @@ class LanguageModel:
     def features(self, table: BlockTable) -> np.ndarray:
         """Per block: bias, mean log-odds of known words, log of their count, the product."""
         n = len(table.chars)
-        values = np.array(list(map(self.log_odds.get, table.tokens)), dtype=float)
+        values = np.fromiter(
+            map(self.log_odds.get, table.tokens, repeat(np.nan)), float, len(table.tokens)
+        )
         known = ~np.isnan(values) if len(values) else np.zeros(0, dtype=bool)
         blocks = table.token_block[known]
         total = np.bincount(blocks, values[known], minlength=n)
@@ -140,7 +143,8 @@ def combine_posteriors(
 ) -> np.ndarray:
     """The paper's two ways to join the classifiers."""
     if mode == "max":
-        return np.maximum(layout, language)
+        highest: np.ndarray = np.maximum(layout, language)
+        return highest
     weighted: np.ndarray = layout_weight * layout + (1.0 - layout_weight) * language
     return weighted
 
@@ -178,7 +182,10 @@ def title_blocks(page: Page) -> np.ndarray:
         if text
     }
     candidates.discard("")
+    longest = max(map(len, candidates), default=0)
     for block in page.blocks:
+        if block.tag != "h1" and not 0 < len(block.text) <= longest + 20:
+            continue  # cannot match: skip the folding
         folded = _fold(block.text)
         if not folded or len(folded) > 300:
             continue

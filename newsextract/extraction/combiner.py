@@ -25,6 +25,9 @@ MIN_ARTICLE_BODY_TOKENS_DEFAULT = 50
 ARTICLE_BODY_WEIGHT_DEFAULT = 0.5
 #: A body with fewer characters than this is no article (a 404 or an index page).
 MIN_BODY_CHARS_DEFAULT = 80
+#: A body whose characters are mostly link text is a list of teasers (an index page), not an
+#: article. No development page with gold text reaches 0.5.
+MAX_KEPT_LINK_SHARE_DEFAULT = 0.5
 
 _WORD = re.compile(r"\w+")
 
@@ -35,6 +38,7 @@ class CombinerConfig:
     min_article_body_tokens: int = MIN_ARTICLE_BODY_TOKENS_DEFAULT
     article_body_weight: float = ARTICLE_BODY_WEIGHT_DEFAULT
     min_body_chars: int = MIN_BODY_CHARS_DEFAULT
+    max_kept_link_share: float = MAX_KEPT_LINK_SHARE_DEFAULT
     model: ClassifierModel | None = None  # None: the model shipped in the package
 
 
@@ -112,7 +116,10 @@ def token_overlap(texts: list[str], reference: frozenset[str]) -> np.ndarray:
 def keep_blocks(
     page: Page, scores: np.ndarray, threshold: float, config: CombinerConfig
 ) -> tuple[int, ...]:
+    """Blocks at or above the threshold, or none when they make no article."""
     kept = tuple(int(i) for i in np.flatnonzero(scores >= threshold))
-    if sum(len(page.blocks[i].text) for i in kept) < config.min_body_chars:
+    chars = sum(len(page.blocks[i].text) for i in kept)
+    links = sum(page.blocks[i].link_chars for i in kept)
+    if chars < config.min_body_chars or links > config.max_kept_link_share * chars:
         return ()
     return kept

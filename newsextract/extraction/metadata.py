@@ -10,6 +10,7 @@ from __future__ import annotations
 import html
 import re
 from collections.abc import Iterable, Iterator
+from itertools import chain
 from dataclasses import dataclass
 from datetime import datetime
 from email.utils import parsedate_to_datetime
@@ -142,10 +143,9 @@ def _first_h1(page: Page) -> str:
 
 def _raw_date(page: Page, articles: list[dict[str, Any]]) -> str:
     meta = page.structured.meta
-    candidates: list[Any] = [a.get("datePublished") for a in articles]
-    candidates += [meta.get(key) for key in _DATE_META]
-    candidates += list(_visible_dates(page.root))
-    for candidate in candidates:
+    declared: list[Any] = [a.get("datePublished") for a in articles]
+    declared += [meta.get(key) for key in _DATE_META]
+    for candidate in chain(declared, _visible_dates(page.root)):  # the tree only if needed
         text = clean_text(candidate, 100)
         if text and parse_date(text):
             return text

@@ -13,17 +13,33 @@ from typing import Any
 
 from lxml import etree
 
+from newsextract.exceptions import NotHTMLError
 from newsextract.extraction.blocks import Block, split_blocks
 from newsextract.extraction.encoding import decode_html
-from newsextract.exceptions import NotHTMLError
 
 #: Pages longer than this (in characters) are cut before parsing; a 20 MB page stays bounded.
 MAX_HTML_CHARS_DEFAULT = 8_000_000
 
 #: Elements whose whole subtree is never content.
 NOISE_TAGS = (
-    "script", "style", "noscript", "template", "svg", "math", "iframe", "object", "embed",
-    "canvas", "video", "audio", "map", "select", "textarea", "button", "input", "head",
+    "script",
+    "style",
+    "noscript",
+    "template",
+    "svg",
+    "math",
+    "iframe",
+    "object",
+    "embed",
+    "canvas",
+    "video",
+    "audio",
+    "map",
+    "select",
+    "textarea",
+    "button",
+    "input",
+    "head",
 )
 _HIDDEN_STYLE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.I)
 _BINARY_CONTROL = re.compile(r"[\x00-\x08\x0e-\x1f]")
@@ -75,6 +91,8 @@ def parse_page(
         raise NotHTMLError("body is binary, not text")
     if any(char in html for char in _XML_ILLEGAL_CHARS):  # str.__contains__ is far faster
         html = _XML_ILLEGAL.sub(" ", html)
+    if len(html) > MAX_TAG_CHARS_DEFAULT:
+        html = drop_overlong_attributes(html)
     root = _parse(html)
     structured = read_structured_data(root)
     clean_tree(root)
@@ -87,6 +105,25 @@ def _looks_binary(html: str) -> bool:
         return False
     odd = sample.count("\ufffd") + len(_BINARY_CONTROL.findall(sample))
     return odd > 0.1 * len(sample)
+
+
+#: Start tags longer than this lose their attributes before parsing: libxml2 checks each
+#: attribute against all earlier ones (100,000 attributes take half a minute) and stops
+#: at attribute values over 10 MB, losing the rest of the page. Real tags are under 5 kB.
+MAX_TAG_CHARS_DEFAULT = 20_000
+_LONG_TAG = re.compile(rf"<[A-Za-z][^<>]{{{MAX_TAG_CHARS_DEFAULT}}}")
+_OVERLONG_TAG = re.compile(rf"<([A-Za-z][^\s/<>]*)[^<>]{{{MAX_TAG_CHARS_DEFAULT},}}")
+
+
+def drop_overlong_attributes(html: str) -> str:
+    """Keep the name of each overlong start tag and drop its attributes.
+
+    >>> drop_overlong_attributes("<p " + "a=1 " * 6000 + ">x</p>")
+    '<p>x</p>'
+    """
+    if _LONG_TAG.search(html) is None:  # a cheap test first: one look at each "<"
+        return html
+    return _OVERLONG_TAG.sub(r"<\1", html)
 
 
 _EMPTY_DOCUMENT = "<html><body></body></html>"
@@ -130,7 +167,22 @@ def _parse_once(html: str) -> tuple[etree._Element | None, bool]:
 MAX_NESTING_DEFAULT = 200
 _TAG = re.compile(r"<(/?)([A-Za-z][^\s/>]*)[^>]*?(/?)>")
 _VOID_TAGS = frozenset(
-    "area base br col embed hr img input link meta param source track wbr".split()
+    [
+        "area",
+        "base",
+        "br",
+        "col",
+        "embed",
+        "hr",
+        "img",
+        "input",
+        "link",
+        "meta",
+        "param",
+        "source",
+        "track",
+        "wbr",
+    ]
 )
 #: How far up the open tags an end tag may close (libxml2 ignores stray end tags anyway).
 _END_TAG_SEARCH = 32
@@ -181,7 +233,11 @@ def read_structured_data(root: etree._Element) -> StructuredData:
             meta[key.lower()] = content.strip()
     title = next(("".join(el.itertext()).strip() for el in root.iter("title")), "")
     canonical = next(
-        (el.get("href", "") for el in root.iter("link") if el.get("rel", "").lower() == "canonical"),
+        (
+            el.get("href", "")
+            for el in root.iter("link")
+            if el.get("rel", "").lower() == "canonical"
+        ),
         "",
     )
     return StructuredData(

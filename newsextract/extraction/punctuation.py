@@ -33,7 +33,8 @@ METHOD_NAME = "punctuation"
 SENTENCE_PUNCTUATION = (
     ".,;:!?"
     "\u037e\u0387"  # Greek question mark, ano teleia
-    "\u3001\u3002\uff0c\uff0e\uff1a\uff1b\uff01\uff1f\uff61\uff64"  # CJK 、。，．：；！？ and halfwidth
+    "\u3001\u3002\uff0c\uff0e\uff1a\uff1b\uff01\uff1f"  # CJK 、。，．：；！？
+    "\uff61\uff64"  # halfwidth 。、
     "\u060c\u061b\u061f\u06d4"  # Arabic comma, semicolon, question mark, Urdu full stop
     "\u0964\u0965"  # Devanagari danda, double danda
     "\u0589"  # Armenian full stop
@@ -95,7 +96,9 @@ def block_score(block: Block, config: PunctuationConfig = PunctuationConfig()) -
     return punctuation_count(block.text) * (1.0 - block.link_density)
 
 
-def punctuation_density(page: Page, config: PunctuationConfig = PunctuationConfig()) -> MethodResult:
+def punctuation_density(
+    page: Page, config: PunctuationConfig = PunctuationConfig()
+) -> MethodResult:
     """Method D on one page: the blocks of the main node and its kept siblings."""
     block_scores = [block_score(block, config) for block in page.blocks]
     nodes = _score_nodes(page.blocks, block_scores, config)

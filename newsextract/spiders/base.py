@@ -7,7 +7,8 @@ filter), article pages become :class:`~newsextract.items.PageItem` with their ra
 known articles are skipped before they are requested, and every fetched URL ends as an
 article, a failure record or a listing record. Every request carries the same errback;
 callbacks and errbacks are spider methods and meta holds plain values, so requests
-serialise for ``JOBDIR``.
+serialise for ``JOBDIR``; and every request stays open in the crawl's ledger
+(:mod:`newsextract.spiders.ledger`) until it ends, so a killed crawl loses nothing.
 """
 
 from __future__ import annotations

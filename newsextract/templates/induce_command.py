@@ -9,11 +9,11 @@ import argparse
 import sys
 from pathlib import Path
 
-from newsextract.exceptions import NewsExtractError
+from newsextract.exceptions import NewsExtractError, RuleFileError
 from newsextract.extraction.page import Page, parse_page
 from newsextract.templates.config import TemplateConfig
 from newsextract.templates.induce import induce
-from newsextract.templates.store import RuleStore, site_file
+from newsextract.templates.store import RuleStore
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -49,12 +49,12 @@ def run(args: argparse.Namespace) -> int:
     if induction.version is None:
         print("newsextract induce: no template found in these pages", file=sys.stderr)
         return 1
-    store = RuleStore(args.out.parent if str(args.out.parent) else Path("."))
-    saved = store.add_version(site, induction.version)
-    written = site_file(store.rules_dir, site)
-    if written != args.out:
-        written.replace(args.out)
-        written.with_suffix(".lock").unlink(missing_ok=True)
+    store = RuleStore(args.out.parent, file=args.out)
+    try:
+        saved = store.add_version(site, induction.version)
+    except RuleFileError as error:
+        print(f"newsextract induce: {error}", file=sys.stderr)
+        return 2
     print(
         f"{saved.label}: {len(saved.bodies)} body rule(s), {len(saved.fields)} field rule(s), "
         f"learned in {induction.seconds:.2f} s -> {args.out}"

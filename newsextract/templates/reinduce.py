@@ -8,7 +8,7 @@ as template, and the usual compiler turns that evidence into a new version.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from newsextract.extraction.page import Page
 from newsextract.templates.config import DEFAULT, TemplateConfig
@@ -59,10 +59,4 @@ def reinduce(
     if not evidence:
         return None
     version = compile_version(evidence, site, kind, config)
-    return None if version is None else _as_reinduced(version)
-
-
-def _as_reinduced(version: RuleVersion) -> RuleVersion:
-    from dataclasses import replace
-
-    return replace(version, source="reinduced")
+    return None if version is None else replace(version, source="reinduced")

@@ -102,11 +102,9 @@ def _fuzzy_join(
     for group in groups:
         frequency.update(group[0].features)
     index: dict[Feature, list[int]] = defaultdict(list)
-    ordered = []
     for number, group in enumerate(groups):
         features = sorted(group[0].features, key=lambda f: (frequency[f], f))
         prefix = len(features) - math.ceil(threshold * len(features)) + 1
-        ordered.append(features)
         candidates: set[int] = set()
         for feature in features[:prefix]:
             candidates.update(index[feature])

@@ -25,6 +25,14 @@ from newsextract.templates.validate import Verdict, validate_body
 
 #: Earlier results kept per site for re-induction (bounded whatever the crawl's size).
 MAX_PREVIOUS_DEFAULT = 200
+#: Recent bodies remembered for the uniqueness check (a region that gives the same body on
+#: two URLs is not the article: a redesign put a fixed box where the story was).
+MAX_RECENT_BODIES_DEFAULT = 5000
+#: Earlier results written beside the rules, how many, how often and how much of each body
+#: (re-induction needs a few paragraphs to find an article again, not all of it).
+MAX_SAVED_PREVIOUS_DEFAULT = 50
+SAVE_HISTORY_EVERY_DEFAULT = 25
+SAVED_BODY_LINES_DEFAULT = 12
 #: Confidence of a validated rule answer learned from many pages; fewer pages give less.
 RULE_CONFIDENCE_DEFAULT = 0.9
 #: The page kind whose rules are repeating rules (records of title and link).
@@ -42,7 +50,11 @@ class SiteTemplates:
         self.store = RuleStore(rules_dir) if rules_dir is not None else None
         self._versions: list[RuleVersion] = self.store.load(site) if self.store else []
         self._previous: OrderedDict[str, Previous] = OrderedDict()
-        self._bodies: dict[str, str] = {}  # body digest -> url, for the uniqueness check
+        self._unsaved = 0
+        for record in self.store.load_history(site) if self.store else []:
+            self.remember(_previous_from(record), save=False)
+        # body digest -> url of the recent bodies, for the uniqueness check (bounded)
+        self._bodies: OrderedDict[str, str] = OrderedDict()
         self.last_verdict = Verdict(True)
 
     @classmethod
@@ -85,6 +97,7 @@ class SiteTemplates:
             version = induce(pages, self.site, kind, self.config).version
         if version is None:
             version = self._reinduce(pages, kind)
+        self.save_history()
         return self._save(version) if version is not None else current
 
     def _reinduce(self, pages: Sequence[Page], kind: str) -> RuleVersion | None:
@@ -142,6 +155,9 @@ class SiteTemplates:
         body = applied.body(page)
         digest = hashlib.blake2b(body.encode(), digest_size=16).hexdigest()
         owner = self._bodies.setdefault(digest, page.url or digest)
+        self._bodies.move_to_end(digest)
+        if len(self._bodies) > MAX_RECENT_BODIES_DEFAULT:
+            self._bodies.popitem(last=False)
         seen = owner != (page.url or digest)
         self.last_verdict = validate_body(
             version.bodies[applied.rule_index], len(body), seen, self.config.validate
@@ -150,12 +166,35 @@ class SiteTemplates:
             return None
         return _article(page, applied, body)
 
-    def remember(self, previous: Previous) -> None:
-        """Keep an earlier result (bounded) for re-induction after a redesign."""
+    def remember(self, previous: Previous, save: bool = True) -> None:
+        """Keep an earlier result (bounded) for re-induction after a redesign; the sample is
+        saved beside the rules now and then, so that a later crawl can re-induce too."""
         self._previous[previous.url] = previous
         self._previous.move_to_end(previous.url)
         while len(self._previous) > MAX_PREVIOUS_DEFAULT:
             self._previous.popitem(last=False)
+        self._unsaved += save
+        if self._unsaved >= SAVE_HISTORY_EVERY_DEFAULT:
+            self.save_history()
+
+    def save_history(self) -> None:
+        """Write the sample of earlier results beside the rules (a few lines of each body)."""
+        self._unsaved = 0
+        if self.store is None:
+            return
+        recent = list(self._previous.values())[-MAX_SAVED_PREVIOUS_DEFAULT:]
+        self.store.save_history(self.site, [_previous_record(p) for p in recent])
+
+
+def _previous_record(previous: Previous) -> dict[str, str]:
+    lines = previous.body.splitlines()[:SAVED_BODY_LINES_DEFAULT]
+    return {"url": previous.url, "headline": previous.headline, "body": "\n".join(lines)}
+
+
+def _previous_from(record: dict[str, str]) -> Previous:
+    return Previous(
+        str(record.get("url", "")), str(record.get("headline", "")), str(record.get("body", ""))
+    )
 
 
 def _article(page: Page, applied: Applied, body: str) -> Article:
@@ -163,7 +202,8 @@ def _article(page: Page, applied: Applied, body: str) -> Article:
     rule = version.bodies[applied.rule_index]
     fields = applied.fields
     structured = page.structured
-    authors = tuple(a.strip() for a in fields.get("authors", "").split(",") if a.strip())
+    names = (a.strip() for a in fields.get("authors", "").split(","))
+    authors = tuple(a for a in names if a and not a.startswith(("http://", "https://")))
     learned_from = max(rule.pages, 1)
     return Article(
         url=page.url,

@@ -60,15 +60,26 @@ def extract_site_mode(
 ) -> tuple[list[PageOutcome], SiteModeStats]:
     """Outcomes in the order of ``entries``, and the figures of seed 002."""
     outcomes: dict[str, PageOutcome] = {}
-    stats = SiteModeStats(groups=0)
+    figures = _Figures()
     for key, members in _groups(entries, group_by).items():
         parsed = [_parse(entry) for entry in members]
         templates = None
         if not key.startswith("_single:"):
-            templates = _site_templates(key, parsed, rules_dir, learn, config, stats)
+            templates = _site_templates(key, parsed, rules_dir, learn, config, figures)
         for item in parsed:
-            outcomes[item.entry.id] = _outcome(item, templates, stats)
+            outcomes[item.entry.id] = _outcome(item, templates, figures)
+    stats = SiteModeStats(figures.groups, figures.induction, figures.application, figures.reduction)
     return [outcomes[entry.id] for entry in entries], stats
+
+
+@dataclass
+class _Figures:
+    """The figures gathered during a run (frozen into :class:`SiteModeStats` at its end)."""
+
+    groups: int = 0
+    induction: list[float] = field(default_factory=list)
+    application: list[float] = field(default_factory=list)
+    reduction: list[float] = field(default_factory=list)
 
 
 def _site_templates(
@@ -77,18 +88,18 @@ def _site_templates(
     rules_dir: Path | None,
     learn: bool,
     config: TemplateConfig,
-    stats: SiteModeStats,
+    figures: _Figures,
 ) -> SiteTemplates | None:
     pages = [item.page for item in parsed if item.page is not None]
     templates = SiteTemplates(site, rules_dir, config)
     if learn and len(pages) >= config.min_pages:
-        object.__setattr__(stats, "groups", stats.groups + 1)
+        figures.groups += 1
         start = time.perf_counter()
         templates.learn(pages)
-        stats.induction_seconds.append(time.perf_counter() - start)
-        stats.reduction_ratios.append(_reduction_ratio(pages))
+        figures.induction.append(time.perf_counter() - start)
+        figures.reduction.append(_reduction_ratio(pages))
     elif not learn and templates.has_rules():
-        object.__setattr__(stats, "groups", stats.groups + 1)
+        figures.groups += 1
     return templates if templates.has_rules() else None
 
 
@@ -103,14 +114,14 @@ def _reduction_ratio(pages: Sequence[Page]) -> float:
     return sum(reduction_ratio(a.root, b.root) for a, b in pairs) / len(pairs)
 
 
-def _outcome(item: _Parsed, templates: SiteTemplates | None, stats: SiteModeStats) -> PageOutcome:
+def _outcome(item: _Parsed, templates: SiteTemplates | None, figures: _Figures) -> PageOutcome:
     if item.page is None:
         return PageOutcome(item.entry, "", "failed", item.seconds, item.error)
     start = time.perf_counter()
     article = templates.extract(item.page) if templates is not None else None
     if article is not None:
         seconds = time.perf_counter() - start
-        stats.application_seconds.append(seconds)
+        figures.application.append(seconds)
         return PageOutcome(item.entry, article.body, article.method, item.seconds + seconds)
     single = extract_article(item.page)
     return PageOutcome(

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import fcntl
 import hashlib
+import json
 import os
 import re
 import tempfile
@@ -221,19 +222,25 @@ def _write_field(parent: etree._Element, rule: FieldRule) -> None:
 class RuleStore:
     """The rules directory: read a site's versions; change them under the site's lock."""
 
-    def __init__(self, rules_dir: Path) -> None:
+    def __init__(self, rules_dir: Path, file: Path | None = None) -> None:
+        """``file``: one rule file given by path (``newsextract induce --out``) instead of
+        the site's file in ``rules_dir``."""
         self.rules_dir = Path(rules_dir)
+        self.file = file
+
+    def path(self, site: str) -> Path:
+        return self.file if self.file is not None else site_file(self.rules_dir, site)
 
     def load(self, site: str) -> list[RuleVersion]:
-        path = site_file(self.rules_dir, site)
+        path = self.path(site)
         if not path.exists():
             return []
         return parse_rules(path.read_bytes(), str(path))
 
     @contextmanager
     def _locked(self, site: str) -> Iterator[Path]:
-        self.rules_dir.mkdir(parents=True, exist_ok=True)
-        path = site_file(self.rules_dir, site)
+        path = self.path(site)
+        path.parent.mkdir(parents=True, exist_ok=True)
         with open(path.with_suffix(".lock"), "a+b") as lock:
             fcntl.flock(lock.fileno(), fcntl.LOCK_EX)
             try:
@@ -277,6 +284,27 @@ class RuleStore:
 
         self.update(site, change)
         return saved[0]
+
+    def load_history(self, site: str) -> list[dict[str, str]]:
+        """Earlier results kept for re-induction (url, headline, body), oldest first."""
+        path = history_file(self.rules_dir, site)
+        if not path.exists():
+            return []
+        try:
+            records = json.loads(path.read_text(encoding="utf-8"))
+        except ValueError:
+            return []  # a damaged history only costs re-induction its evidence
+        return [r for r in records if isinstance(r, dict)] if isinstance(records, list) else []
+
+    def save_history(self, site: str, records: list[dict[str, str]]) -> None:
+        with self._locked(site):
+            data = json.dumps(records, ensure_ascii=False).encode("utf-8")
+            _atomic_write(history_file(self.rules_dir, site), data)
+
+
+def history_file(rules_dir: Path, site: str) -> Path:
+    """Beside the rules: a bounded sample of earlier results of the site, for re-induction."""
+    return site_file(rules_dir, site).with_suffix("").with_suffix(".history.json")
 
 
 def current_version(versions: list[RuleVersion]) -> RuleVersion | None:

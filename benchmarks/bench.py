@@ -1,0 +1,256 @@
+"""newsextract and the reference extractors on the same pages, in one process, side by side.
+
+    pip install -e '.[bench]'
+    python benchmarks/bench.py                      # every development set
+    python benchmarks/bench.py cleanportaleval --limit 50 --extractors newsextract trafilatura
+
+For each set it prints F1 (with precision, recall and the share of pages at F1 >= 0.9) and
+pages per second (1 / median page time, as BASELINES.md; the mean-based figure beside it)
+for each extractor. Pages are interleaved: every extractor runs on page 1, then on page 2,
+..., so a busy machine slows them alike. newsextract is given the raw bytes and its time
+includes decoding and parsing; the reference extractors get the text decoded (untimed) by
+newsextract's decoder, so the comparison, if anything, favours them. Their code comes only
+from the ``bench`` extra: a missing one is skipped with a note.
+
+A last table runs a generated 20 MB page and a page nested 100,000 levels deep, each in a
+fresh interpreter, and prints the time, the peak of Python allocations (tracemalloc) and the
+growth of the process's peak resident memory (which includes libxml2's allocations).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import time
+import tracemalloc
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from newsextract.evaluation.dataset import ManifestEntry, read_manifest
+from newsextract.evaluation.metric import PageScore, score_page, summarise
+from newsextract.extraction import extract_article, parse_page
+from newsextract.extraction.encoding import decode_html
+
+SETS_DEFAULT = ("dragnet", "cleaneval", "cleanportaleval", "msv_chaos", "chinese_wced")
+REPO_ROOT = Path(__file__).resolve().parent.parent
+DATA_DEFAULT = Path(os.environ.get("NEWSEXTRACT_SHARED_DATA", REPO_ROOT.parent / "shared" / "data"))
+
+Extractor = Callable[[bytes, str, str | None], str]  # (raw bytes, decoded text, url) -> body
+
+
+def newsextract_combined(body: bytes, _text: str, url: str | None) -> str:
+    return extract_article(parse_page(body, url)).body
+
+
+def newsextract_method(name: str) -> Extractor:
+    from newsextract.evaluation.runner import load_method
+
+    method = load_method(name)
+    return lambda body, _text, url: method(parse_page(body, url))
+
+
+def trafilatura_extractor(**options: bool) -> Extractor:
+    import trafilatura
+
+    def extract(_body: bytes, text: str, url: str | None) -> str:
+        return trafilatura.extract(text, url=url, **options) or ""
+
+    return extract
+
+
+def readability_extractor() -> Extractor:
+    import html_text
+    from readability import Document
+
+    def extract(_body: bytes, text: str, _url: str | None) -> str:
+        return str(html_text.extract_text(Document(text).summary(html_partial=True)))
+
+    return extract
+
+
+def newspaper_extractor() -> Extractor:
+    from newspaper import Article
+
+    def extract(_body: bytes, text: str, url: str | None) -> str:
+        article = Article(url or "http://example.com/article")
+        article.download(input_html=text)
+        article.parse()
+        return str(article.text)
+
+    return extract
+
+
+FACTORIES: dict[str, Callable[[], Extractor]] = {
+    "newsextract": lambda: newsextract_combined,
+    "newsextract-fft": lambda: newsextract_method("fft"),
+    "newsextract-punctuation": lambda: newsextract_method("punctuation"),
+    "newsextract-classifier": lambda: newsextract_method("classifier"),
+    "trafilatura": trafilatura_extractor,
+    "trafilatura-nocomments": lambda: trafilatura_extractor(include_comments=False),
+    "readability+html-text": readability_extractor,
+    "newspaper4k": newspaper_extractor,
+}
+EXTRACTORS_DEFAULT = (
+    "newsextract",
+    "trafilatura",
+    "trafilatura-nocomments",
+    "readability+html-text",
+    "newspaper4k",
+)
+
+
+@dataclass
+class Tally:
+    scores: list[PageScore] = field(default_factory=list)
+    seconds: list[float] = field(default_factory=list)
+    errors: int = 0
+
+
+def load_extractors(names: Sequence[str]) -> tuple[dict[str, Extractor], list[str]]:
+    extractors, notes = {}, []
+    for name in names:
+        try:
+            extractors[name] = FACTORIES[name]()
+        except ImportError as error:
+            notes.append(f"skipped {name}: {error} (pip install -e '.[bench]')")
+    return extractors, notes
+
+
+def run_set(entries: Sequence[ManifestEntry], extractors: dict[str, Extractor]) -> dict[str, Tally]:
+    tallies = {name: Tally() for name in extractors}
+    for entry in entries:
+        body, gold = entry.read_html(), entry.read_gold()
+        text = decode_html(body).text
+        for name, extract in extractors.items():
+            started = time.perf_counter()
+            try:
+                predicted = extract(body, text, entry.url)
+            except Exception:  # a reference extractor's crash is a failed page, as in BASELINES
+                predicted = ""
+                tallies[name].errors += 1
+            tallies[name].seconds.append(time.perf_counter() - started)
+            tallies[name].scores.append(score_page(predicted, gold, entry.lang))
+    return tallies
+
+
+def print_set(name: str, tallies: dict[str, Tally]) -> None:
+    print(f"\n{name}")
+    print(
+        f"  {'extractor':<26}{'pages':>6}{'F1':>7}{'P':>7}{'R':>7}{'>=0.9':>7}"
+        f"{'pages/s':>9}{'(mean)':>8}{'errors':>7}"
+    )
+    for extractor, tally in tallies.items():
+        summary = summarise(tally.scores)
+        median = statistics.median(tally.seconds) if tally.seconds else 0.0
+        total = sum(tally.seconds)
+        print(
+            f"  {extractor:<26}{summary.pages:>6}{summary.f1:>7.3f}{summary.precision:>7.3f}"
+            f"{summary.recall:>7.3f}{summary.share_f1_90:>7.2f}"
+            f"{(1 / median if median else 0):>9.1f}{(len(tally.seconds) / total if total else 0):>8.1f}"
+            f"{tally.errors:>7}",
+            flush=True,
+        )
+
+
+# --- memory and size -------------------------------------------------------------------
+
+
+def big_page(megabytes: int = 20) -> bytes:
+    paragraph = "<div><p>" + "Some words, in a sentence of a long page. " * 30 + "</p></div>\n"
+    count = megabytes * 1_000_000 // len(paragraph) + 1
+    return ("<html><body>" + paragraph * count + "</body></html>").encode()
+
+
+def deep_page(depth: int = 100_000) -> bytes:
+    return (
+        "<html><body>" + "<div>level " * depth + "deepest" + "</div>" * depth + "</body></html>"
+    ).encode()
+
+
+MEMORY_CASES: dict[str, Callable[[], bytes]] = {"20 MB page": big_page, "100,000 levels": deep_page}
+
+
+def measure_case(name: str) -> dict[str, float | int | str]:
+    """Run one generated page through parse_page and the methods; called in a fresh process."""
+    body = MEMORY_CASES[name]()
+    rss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    tracemalloc.start()
+    started = time.perf_counter()
+    page = parse_page(body)
+    parsed = time.perf_counter() - started
+    try:
+        extract_article(page)
+        extracted = "combined"
+    except Exception as error:  # the combiner may be missing its model in a partial tree
+        extracted = f"combined failed: {type(error).__name__}"
+    from newsextract.extraction.fft import fft_interval
+    from newsextract.extraction.punctuation import punctuation_density
+
+    fft_interval(page)
+    punctuation_density(page)
+    seconds = time.perf_counter() - started
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    rss_growth_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - rss_before
+    return {
+        "case": name,
+        "bytes": len(body),
+        "blocks": len(page.blocks),
+        "parse_seconds": round(parsed, 2),
+        "total_seconds": round(seconds, 2),
+        "python_peak_mb": round(peak / 1e6, 1),
+        "rss_growth_mb": round(rss_growth_kb / 1024, 1),
+        "extracted": extracted,
+    }
+
+
+def print_memory() -> None:
+    print("\nmemory and size (each case in a fresh interpreter; parse_page, combiner, C and D)")
+    for name in MEMORY_CASES:
+        command = [sys.executable, str(Path(__file__).resolve()), "--memory-case", name]
+        result = subprocess.run(command, capture_output=True, text=True, timeout=600, check=False)
+        if result.returncode:
+            print(f"  {name}: failed: {result.stderr.strip().splitlines()[-1:]}")
+            continue
+        figures = json.loads(result.stdout)
+        print(
+            f"  {name:<16} {figures['bytes'] / 1e6:6.1f} MB in, {figures['blocks']} blocks, "
+            f"parse {figures['parse_seconds']} s, all {figures['total_seconds']} s, "
+            f"Python peak {figures['python_peak_mb']} MB, RSS +{figures['rss_growth_mb']} MB "
+            f"({figures['extracted']})"
+        )
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("sets", nargs="*", default=list(SETS_DEFAULT), help="development sets")
+    parser.add_argument("--data", type=Path, default=DATA_DEFAULT, help="folder of the sets")
+    parser.add_argument("--limit", type=int, help="at most this many pages a set")
+    parser.add_argument(
+        "--extractors", nargs="+", default=list(EXTRACTORS_DEFAULT), choices=sorted(FACTORIES)
+    )
+    parser.add_argument("--no-memory", action="store_true", help="skip the memory and size table")
+    parser.add_argument("--memory-case", choices=sorted(MEMORY_CASES), help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.memory_case:
+        print(json.dumps(measure_case(args.memory_case)))
+        return 0
+    extractors, notes = load_extractors(args.extractors)
+    for note in notes:
+        print(note)
+    for name in args.sets:
+        entries = list(read_manifest(args.data / name / "manifest.jsonl"))[: args.limit]
+        print_set(name, run_set(entries, extractors))
+    if not args.no_memory:
+        print_memory()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,61 @@
+"""Applying a body rule: drops, named boxes, repeated teasers, markup shown as text."""
+
+from __future__ import annotations
+
+from newsextract.extraction.page import parse_page
+from newsextract.templates.rules import BodyRule, RuleVersion, apply_version, looks_like_markup
+
+STORY = "".join(
+    f"<p>Paragraph {n} of the story tells what happened in the town today.</p>" for n in range(4)
+)
+
+
+def body(html: str, rule: BodyRule) -> list[str]:
+    page = parse_page(f"<html><body><div id='main'>{html}</div></body></html>")
+    applied = apply_version(RuleVersion("s", "article", 1, bodies=(rule,)), page)
+    assert applied is not None
+    return applied.body(page).splitlines()
+
+
+def test_drop_paths_and_drop_texts() -> None:
+    rule = BodyRule(
+        "//div[@id='main']", drops=(".//div[@class='share']",), drop_texts=("Advertisement",)
+    )
+    lines = body(
+        STORY + "<div class='share'><p>Share on every network now</p></div><p>Advertisement</p>",
+        rule,
+    )
+    assert lines == [
+        f"Paragraph {n} of the story tells what happened in the town today." for n in range(4)
+    ]
+
+
+def test_named_boxes_are_dropped_unless_they_hold_most_of_the_region() -> None:
+    rule = BodyRule("//div[@id='main']")
+    small = "<div class='comments'><p>I disagree with all of this, says a reader.</p></div>"
+    assert len(body(STORY + small, rule)) == 4
+    assert len(body(STORY + small, BodyRule("//div[@id='main']", drop_named=False))) == 5
+    # the story itself sits in a box named "has-comments": it is the article after all
+    wrapped = f"<div class='entry has-comments'>{STORY}</div><p>A short note.</p>"
+    assert len(body(wrapped, rule)) == 5
+
+
+def test_repeated_teasers_need_five_words() -> None:
+    rule = BodyRule("//div[@id='main']")
+    five = "<p>Read more about the storm</p>" * 2
+    four = "<p>Read about the storm</p>" * 2
+    assert len(body(STORY + five, rule)) == 4
+    assert len(body(STORY + four, rule)) == 6
+
+
+def test_markup_shown_as_text_is_dropped() -> None:
+    code = '&lt;a href="https://ads.example/click?id=12345&amp;seg=1,2,3"&gt;&lt;img src="x"&gt;'
+    assert len(body(STORY + f"<p>{code}</p>", BodyRule("//div[@id='main']"))) == 4
+    assert looks_like_markup('<a href="https://ads.example/">')
+    assert not looks_like_markup("Prices rose 3% <5% forecast> as expected by the bank today.")
+
+
+def test_region_must_be_found_exactly_once() -> None:
+    page = parse_page("<html><body><div class='a'>x</div><div class='a'>y</div></body></html>")
+    version = RuleVersion("s", "article", 1, bodies=(BodyRule("//div[@class='a']"),))
+    assert apply_version(version, page) is None
