@@ -34,7 +34,7 @@ from pathlib import Path
 
 from newsextract.evaluation.dataset import ManifestEntry, read_manifest
 from newsextract.evaluation.metric import PageScore, score_page, summarise
-from newsextract.extraction import extract_article, parse_page
+from newsextract.extraction import Page, extract_article, parse_page
 from newsextract.extraction.encoding import decode_html
 
 SETS_DEFAULT = ("dragnet", "cleaneval", "cleanportaleval", "msv_chaos", "chinese_wced")
@@ -59,7 +59,8 @@ def trafilatura_extractor(**options: bool) -> Extractor:
     import trafilatura
 
     def extract(_body: bytes, text: str, url: str | None) -> str:
-        return trafilatura.extract(text, url=url, **options) or ""
+        result: str | None = trafilatura.extract(text, url=url, **options)  # type: ignore[arg-type]
+        return result or ""
 
     return extract
 
@@ -78,7 +79,8 @@ def newspaper_extractor() -> Extractor:
     from newspaper import Article
 
     def extract(_body: bytes, text: str, url: str | None) -> str:
-        article = Article(url or "http://example.com/article")
+        # No image fetching: it would try the network for every page.
+        article = Article(url or "http://example.com/article", fetch_images=False)
         article.download(input_html=text)
         article.parse()
         return str(article.text)
@@ -149,10 +151,12 @@ def print_set(name: str, tallies: dict[str, Tally]) -> None:
         summary = summarise(tally.scores)
         median = statistics.median(tally.seconds) if tally.seconds else 0.0
         total = sum(tally.seconds)
+        by_median = 1 / median if median else 0.0
+        by_mean = len(tally.seconds) / total if total else 0.0
         print(
             f"  {extractor:<26}{summary.pages:>6}{summary.f1:>7.3f}{summary.precision:>7.3f}"
             f"{summary.recall:>7.3f}{summary.share_f1_90:>7.2f}"
-            f"{(1 / median if median else 0):>9.1f}{(len(tally.seconds) / total if total else 0):>8.1f}"
+            f"{by_median:>9.1f}{by_mean:>8.1f}"
             f"{tally.errors:>7}",
             flush=True,
         )
@@ -177,37 +181,47 @@ MEMORY_CASES: dict[str, Callable[[], bytes]] = {"20 MB page": big_page, "100,000
 
 
 def measure_case(name: str) -> dict[str, float | int | str]:
-    """Run one generated page through parse_page and the methods; called in a fresh process."""
+    """Run one generated page through parse_page, the combiner and methods C and D.
+
+    Called in a fresh process. Timed without tracemalloc (it slows every allocation), then
+    run again under tracemalloc for the peak of Python allocations.
+    """
     body = MEMORY_CASES[name]()
     rss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    tracemalloc.start()
     started = time.perf_counter()
     page = parse_page(body)
     parsed = time.perf_counter() - started
-    try:
-        extract_article(page)
-        extracted = "combined"
-    except Exception as error:  # the combiner may be missing its model in a partial tree
-        extracted = f"combined failed: {type(error).__name__}"
-    from newsextract.extraction.fft import fft_interval
-    from newsextract.extraction.punctuation import punctuation_density
-
-    fft_interval(page)
-    punctuation_density(page)
+    extracted = _run_methods(page)
     seconds = time.perf_counter() - started
+    rss_growth_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - rss_before
+    del page
+    tracemalloc.start()
+    _run_methods(parse_page(body))
     _, peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
-    rss_growth_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - rss_before
     return {
         "case": name,
         "bytes": len(body),
-        "blocks": len(page.blocks),
+        "blocks": len(parse_page(body).blocks),
         "parse_seconds": round(parsed, 2),
         "total_seconds": round(seconds, 2),
         "python_peak_mb": round(peak / 1e6, 1),
         "rss_growth_mb": round(rss_growth_kb / 1024, 1),
         "extracted": extracted,
     }
+
+
+def _run_methods(page: Page) -> str:
+    from newsextract.extraction.fft import fft_interval
+    from newsextract.extraction.punctuation import punctuation_density
+
+    fft_interval(page)
+    punctuation_density(page)
+    try:
+        extract_article(page)
+    except Exception as error:  # the combiner may be missing its model in a partial tree
+        return f"combined failed: {type(error).__name__}"
+    return "combined"
 
 
 def print_memory() -> None:

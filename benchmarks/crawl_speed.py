@@ -1,6 +1,6 @@
 """Crawl speed on loopback: pages per second with and without the item pipeline.
 
-    python benchmarks/crawl_speed.py [--articles 600] [--concurrency 16]
+    python benchmarks/crawl_speed.py [--articles 600] [--concurrency 16] [--rounds 1]
 
 Generates a news site (listing pages of 50 links, article pages of realistic size with
 navigation and footer boilerplate) in a temporary directory, serves it on 127.0.0.1 from a
@@ -152,6 +152,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--articles", type=int, default=600)
     parser.add_argument("--concurrency", type=int, default=16)
+    parser.add_argument("--rounds", type=int, default=1)
     parser.add_argument("--serve", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve:
@@ -168,28 +169,32 @@ def main() -> int:
         try:
             assert server.stdout is not None
             port = int(server.stdout.readline())
-            report(port, root, args.concurrency)
+            report(port, root, args.concurrency, args.rounds)
         finally:
             server.kill()
             server.wait()
     return 0
 
 
-def report(port: int, root: Path, concurrency: int) -> None:
+def report(port: int, root: Path, concurrency: int, rounds: int) -> None:
+    """Run the variants in turn, ``rounds`` times, and print each run: on a shared machine
+    the spread between rounds says how far apart two figures must be to mean anything."""
     print(
-        f"{'variant':<12} {'pages':>6} {'articles':>8} {'failures':>8} {'crawl s':>8} "
-        f"{'pages/s':>8} {'process s':>9}"
+        f"{'variant':<12} {'round':>5} {'pages':>6} {'articles':>8} {'failures':>8} "
+        f"{'crawl s':>8} {'pages/s':>8} {'process s':>9}"
     )
-    for number, (name, extra) in enumerate(VARIANTS.items()):
-        stats = crawl(port, root / f"run{number}", concurrency, extra)
-        pages = stats["response_received_count"]
-        elapsed = stats["elapsed_time_seconds"]
-        print(
-            f"{name:<12} {pages:>6.0f} {stats['newsextract/articles']:>8.0f} "
-            f"{stats['newsextract/failures']:>8.0f} {elapsed:>8.2f} "
-            f"{pages / elapsed if elapsed else 0:>8.1f} {stats['wall_seconds']:>9.2f}",
-            flush=True,
-        )
+    for round_number in range(1, rounds + 1):
+        for number, (name, extra) in enumerate(VARIANTS.items()):
+            stats = crawl(port, root / f"run{round_number}-{number}", concurrency, extra)
+            pages = stats["response_received_count"]
+            elapsed = stats["elapsed_time_seconds"]
+            print(
+                f"{name:<12} {round_number:>5} {pages:>6.0f} "
+                f"{stats['newsextract/articles']:>8.0f} {stats['newsextract/failures']:>8.0f} "
+                f"{elapsed:>8.2f} {pages / elapsed if elapsed else 0:>8.1f} "
+                f"{stats['wall_seconds']:>9.2f}",
+                flush=True,
+            )
 
 
 if __name__ == "__main__":

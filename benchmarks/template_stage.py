@@ -97,18 +97,25 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--group-by", default="domain")
     parser.add_argument("--min-pages", type=int, default=5, help="skip smaller sites")
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--where", metavar="FIELD=VALUE", help="only pages with this value")
     args = parser.parse_args(argv)
 
     entries = list(read_manifest(args.manifest))
+    if args.where:
+        field, _, value = args.where.partition("=")
+        entries = [e for e in entries if str(e.fields.get(field)) == value]
     sizes = collections.Counter(entry.group_key(args.group_by) for entry in entries)
     entries = [e for e in entries if sizes[e.group_key(args.group_by)] >= args.min_pages]
+    sites = len({e.group_key(args.group_by) for e in entries})
     items = page_items(entries, args.group_by)
     gold = {i.url: (e.read_gold(), e.lang) for i, e in zip(items, entries, strict=True)}
     with tempfile.TemporaryDirectory() as rules:
         config = LearnerConfig(rules_dir=Path(rules))
         learned = run_stage(SiteLearner(SiteTemplates, config), items)
-        print(f"{len(items)} pages, {len(sizes)} sites; learning pass: "
-              f"{sum(b is not None for b in learned.values())} pages by rules")  # fmt: skip
+        first = {i.url: learned[i.url] if learned[i.url] is not None else single(i) for i in items}
+        print(f"{len(items)} pages, {sites} sites; first crawl (learning): "
+              f"{sum(b is not None for b in learned.values())} pages by rules, "
+              f"{f1_of(first, items, gold)} (rest single)")  # fmt: skip
 
         def stored() -> dict[str, str | None]:
             return run_stage(SiteLearner(SiteTemplates, config), items)

@@ -76,9 +76,13 @@ def run(args: argparse.Namespace) -> int:
     out.mkdir(parents=True, exist_ok=True)
     for name in (ARTICLES_FILE, FAILURES_FILE, LISTINGS_FILE, LOG_FILE):
         (out / name).unlink(missing_ok=True)  # only the demo's own files, from a previous run
-    with demo_site() as site, serve_in_thread(site, args.port) as server:
-        print(f"newsextract demo: serving the bundled site at {server.origin}/", flush=True)
-        code = crawl(server.origin, out)
+    try:
+        with demo_site() as site, serve_in_thread(site, args.port) as server:
+            print(f"newsextract demo: serving the bundled site at {server.origin}/", flush=True)
+            code = crawl(server.origin, out)
+    except OSError as error:  # the port is taken, or the output folder is not writable
+        print(f"newsextract demo: {error}", file=sys.stderr)
+        return 2
     summary = summarise_output(out)
     print(f"crawl finished (exit {code}):")
     print("\n".join(summary.lines(out)))
@@ -120,15 +124,19 @@ def crawl(origin: str, out: Path, timeout: float = CRAWL_TIMEOUT_DEFAULT) -> int
             "no_proxy": "127.0.0.1",
         }
         with (out / LOG_FILE).open("wb") as log:
-            finished = subprocess.run(
-                crawl_command(origin, out),
-                cwd=out,
-                env=env,
-                stdout=log,
-                stderr=subprocess.STDOUT,
-                timeout=timeout,
-                check=False,
-            )
+            try:
+                finished = subprocess.run(
+                    crawl_command(origin, out),
+                    cwd=out,
+                    env=env,
+                    stdout=log,
+                    stderr=subprocess.STDOUT,
+                    timeout=timeout,
+                    check=False,
+                )
+            except subprocess.TimeoutExpired:
+                log.write(f"newsextract demo: crawl stopped after {timeout:.0f} s\n".encode())
+                return 1
     return finished.returncode
 
 

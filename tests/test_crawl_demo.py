@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -17,6 +19,7 @@ from newsextract.demo import (
     DemoSummary,
     crawl_command,
     demo_site,
+    run,
     summarise_output,
 )
 from newsextract.demo_server import load_routes
@@ -105,3 +108,14 @@ def test_demo_crawls_the_bundled_site_offline(tmp_path: Path) -> None:
 
 def _read(path: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text("utf-8").splitlines() if line.strip()]
+
+
+def test_demo_reports_a_port_already_in_use(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        args = argparse.Namespace(out=tmp_path, port=taken.getsockname()[1])
+        assert run(args) == 2
+    assert "newsextract demo: " in capsys.readouterr().err

@@ -25,10 +25,13 @@ from newsextract.evaluation.metric import score_page, summarise
 pytestmark = pytest.mark.e2e
 
 ALLOW = r"/article/\d+\.html"
-#: Mean F1 of the crawl's bodies against the gold text, pinned a little below the measured
-#: figure (0.844 with the interim extractor, 2026-11-29) so a regression fails.
-MIN_MEAN_F1 = 0.80
-#: Every re-encoded page must decode right: its F1 stays near the UTF-8 pages' figures.
+#: Mean F1 of the crawl's bodies against the gold text (82 mirror articles), pinned a little
+#: below the measured figure so a regression fails: 0.982-0.985 over three crawls with the
+#: classifier combiner and the template stage (2026-11-29); the first, link-density-only
+#: extractor reached 0.864.
+MIN_MEAN_F1 = 0.95
+#: A re-encoded page decoded wrong scores near 0; decoded right, 0.94-1.0 (2026-11-29). The
+#: gate sits well below, so it tracks decoding, not the extractor's small ups and downs.
 MIN_ENCODED_PAGE_F1 = 0.85
 ARTICLE_FIELDS = (
     "url", "canonicalUrl", "headline", "articleBody", "datePublished", "authors",

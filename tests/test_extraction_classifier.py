@@ -31,9 +31,11 @@ PARAGRAPH = (
     "after a year in which late-evening ridership rose by almost a third. Officials said the "
     "new timetable would start next month and run until the end of March."
 )
-NAV = '<ul class="nav-menu">' + "".join(
-    f'<li><a href="/s/{i}">Section {i}</a></li>' for i in range(12)
-) + "</ul>"
+NAV = (
+    '<ul class="nav-menu">'
+    + "".join(f'<li><a href="/s/{i}">Section {i}</a></li>' for i in range(12))
+    + "</ul>"
+)
 FOOTER = '<div class="footer">Copyright 2026 The Daily. All rights reserved.</div>'
 
 
@@ -131,14 +133,26 @@ def test_combination_modes_of_the_paper() -> None:
 
 
 def test_labels_are_the_share_of_shingles_in_the_gold_text() -> None:
-    gold = "one two three four five six\nshort line"
+    gold = "one two three four five six short line seven eight nine ten"
     labels = label_blocks(
-        ["one two three four five six", "one two three four nine ten", "short line", "line",
-         "seven eight", "!!"],
+        [
+            "one two three four five six",
+            "short line",
+            "seven eight nine ten",
+            "one two three four eleven twelve",
+            "!!",
+        ],
         gold,
         "en",
     )
-    assert list(labels) == [1.0, pytest.approx(1 / 3), 1.0, 1.0, 0.0, 0.0]
+    assert list(labels) == [1.0, 1.0, 1.0, pytest.approx(1 / 3), 0.0]
+
+
+def test_short_blocks_are_judged_with_their_neighbours() -> None:
+    gold = "Mon is the day the story begins and it goes on"
+    labels = label_blocks(["M", "T", "W", "the story begins and it goes on"], gold, "en")
+    assert list(labels) == [0.0, 0.0, 0.0, 1.0]
+    assert list(label_blocks(["Title only"], "Title only", "en")) == [1.0]
 
 
 def test_labels_of_cjk_pages_count_characters() -> None:

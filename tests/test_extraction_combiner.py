@@ -34,7 +34,7 @@ def _article(extra_head: str = "") -> str:
     paragraphs = "".join(f"<p>{PARAGRAPH} ({i})</p>" for i in range(4))
     return (
         f'<html lang="en"><head><title>Ferry resumes | Daily</title>{extra_head}</head><body>'
-        f'{NAV}<article><h1>Ferry resumes after storm</h1>'
+        f"{NAV}<article><h1>Ferry resumes after storm</h1>"
         f'<p class="byline">By Ann Lee</p>{paragraphs}</article>'
         '<div class="footer"><a href="/about">About us</a> <a href="/jobs">Jobs</a></div>'
         "</body></html>"
@@ -73,9 +73,13 @@ def test_not_found_page_gives_an_empty_body() -> None:
 
 def test_json_ld_article_body_is_used_as_evidence() -> None:
     text = " ".join([PARAGRAPH] * 2)
-    head = '<script type="application/ld+json">' + json.dumps(
-        {"@type": "NewsArticle", "headline": "Ferry resumes after storm", "articleBody": text}
-    ) + "</script>"
+    head = (
+        '<script type="application/ld+json">'
+        + json.dumps(
+            {"@type": "NewsArticle", "headline": "Ferry resumes after storm", "articleBody": text}
+        )
+        + "</script>"
+    )
     page = parse_page(_article(head))
     assert article_body_tokens(page, DEFAULT)
     article = extract_article(page)
@@ -95,17 +99,19 @@ def test_token_overlap() -> None:
 
 
 @pytest.mark.parametrize(
-    ("chars", "kept"), [(MIN_BODY_CHARS_DEFAULT - 1, False), (MIN_BODY_CHARS_DEFAULT, True),
-                        (MIN_BODY_CHARS_DEFAULT + 1, True)]
+    ("chars", "kept"),
+    [
+        (MIN_BODY_CHARS_DEFAULT - 1, False),
+        (MIN_BODY_CHARS_DEFAULT, True),
+        (MIN_BODY_CHARS_DEFAULT + 1, True),
+    ],
 )
 def test_minimum_body_length_on_both_sides(chars: int, kept: bool) -> None:
     page = parse_page(f"<p>{'x' * chars}</p>")
     assert bool(keep_blocks(page, np.array([0.9]), 0.5, DEFAULT)) is kept
 
 
-@pytest.mark.parametrize(
-    ("link_chars", "kept"), [(49, True), (50, True), (51, False)]
-)
+@pytest.mark.parametrize(("link_chars", "kept"), [(49, True), (50, True), (51, False)])
 def test_a_body_of_links_is_no_article(link_chars: int, kept: bool) -> None:
     assert MAX_KEPT_LINK_SHARE_DEFAULT == 0.5
     links = "y" * link_chars
@@ -130,9 +136,15 @@ def test_config_threshold_overrides_the_model() -> None:
 @pytest.mark.parametrize(
     "body",
     [
-        b"", b"\x00" * 100, b"<html", b"<p>truncated <b>bold", "<p>caf\u00e9</p>".encode("cp1252"),
-        b"<p>" + b"\xff\xfe" * 50 + b"</p>", b'<div title="' + b"a" * 200_000 + b'">x</div>',
-        b"<table>" * 3000 + b"deep", "<p>\u6771\u4eac</p>".encode("shift_jis"),
+        b"",
+        b"\x00" * 100,
+        b"<html",
+        b"<p>truncated <b>bold",
+        "<p>caf\u00e9</p>".encode("cp1252"),
+        b"<p>" + b"\xff\xfe" * 50 + b"</p>",
+        b'<div title="' + b"a" * 200_000 + b'">x</div>',
+        b"<table>" * 3000 + b"deep",
+        "<p>\u6771\u4eac</p>".encode("shift_jis"),
     ],
 )
 def test_hostile_pages_give_a_result_or_a_typed_error(body: bytes) -> None:

@@ -16,6 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from newsextract.exceptions import NewsExtractError
+from newsextract.extraction.combiner import extract_article
 from newsextract.extraction.fft import fft_interval
 from newsextract.extraction.page import Page, parse_page
 from newsextract.extraction.punctuation import punctuation_density
@@ -26,7 +27,7 @@ FAST = settings(max_examples=60, deadline=None, suppress_health_check=[HealthChe
 
 
 def check(body: bytes | str, content_type: str | None = None) -> Page | None:
-    """Parse and run the methods; a typed error is an acceptable answer, nothing else is."""
+    """Parse, run methods C and D and the combiner; a typed error is an acceptable answer."""
     try:
         page = parse_page(body, "http://example.org/x", content_type)
     except NewsExtractError:
@@ -39,6 +40,8 @@ def check(body: bytes | str, content_type: str | None = None) -> Page | None:
         assert all(0 <= index < len(page.blocks) for index in result.kept)
         assert list(result.kept) == sorted(set(result.kept))
         assert len(result.scores) in (0, len(page.blocks))
+    article = extract_article(page)
+    assert isinstance(article.body, str)
     return page
 
 

@@ -135,8 +135,14 @@ def test_clean_text_folds_markup_entities_and_control_characters() -> None:
 
 @pytest.mark.parametrize(
     ("value", "code"),
-    [("en_us", "en-US"), ("ja", "ja"), ("zh-hans-cn", "zh-Hans-CN"), ("EN", "en"),
-     ("not a language", ""), ("", "")],
+    [
+        ("en_us", "en-US"),
+        ("ja", "ja"),
+        ("zh-hans-cn", "zh-Hans-CN"),
+        ("EN", "en"),
+        ("not a language", ""),
+        ("", ""),
+    ],
 )
 def test_normalise_language(value: str, code: str) -> None:
     assert normalise_language(value) == code
@@ -160,8 +166,13 @@ def test_canonical_url_is_absolute_and_only_http() -> None:
 
 def test_hostile_json_ld_values_never_crash() -> None:
     head = _json_ld(
-        {"@type": "NewsArticle", "headline": ["a", "list"], "author": {"name": 42},
-         "datePublished": {"oops": 1}, "mainEntityOfPage": 7}
+        {
+            "@type": "NewsArticle",
+            "headline": ["a", "list"],
+            "author": {"name": 42},
+            "datePublished": {"oops": 1},
+            "mainEntityOfPage": 7,
+        }
     )
     meta = read_metadata(_page(head + "<title>T</title>"))
     assert meta.headline == "T"

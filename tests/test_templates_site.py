@@ -299,3 +299,26 @@ def test_induce_adds_a_version_to_an_existing_rule_file(tmp_path: Path) -> None:
         assert induce_command.run(arguments) == 0
     versions = parse_rules(out.read_bytes())
     assert [v.number for v in versions] == [1, 2] and versions[0].valid_until
+
+
+def redesigned_listing(seed: int) -> Page:
+    titles = sentences(seed, 6)
+    cards = "".join(
+        f"<div class='card'><h3><a href='/story/{seed}-{n}'>{' '.join(t.split()[:6])}</a></h3>"
+        f"<p>Teaser text</p></div>"
+        for n, t in enumerate(titles)
+    )
+    html = f"<html><body><nav><a href='/'>Home</a></nav><section id='river'>{cards}</section>"
+    return parse_page(html + "</body></html>", f"https://example.com/section/{seed}")
+
+
+def test_redesigned_listing_reinduces_its_repeating_rule() -> None:
+    site = SiteTemplates("example.com", None, TEMPLATE_ONLY)
+    site.learn([listing_page(1), listing_page(2)], "listing")
+    before = site.records(listing_page(3), "listing")
+    after = site.records(redesigned_listing(3), "listing")  # same titles, new layout
+    assert [r.title for r in after] == [r.title for r in before]
+    version = site.current("listing")
+    assert version is not None and version.source == "reinduced"
+    assert version.listings[0].pivot == "//section[@id='river']"
+    assert version.listings[0].record == "div[@class='card']"

@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import json
 import re
-from itertools import repeat
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
+from itertools import repeat
 from typing import Any
 
 import numpy as np
@@ -35,7 +35,7 @@ from newsextract.extraction.page import Page
 from newsextract.extraction.result import MethodResult
 
 MODEL_FILE = "classifier.json"
-MODEL_FORMAT = 1
+MODEL_FORMAT = 2  # 2: oblivious trees
 #: A language-model log-odds is clipped to this, so no single word decides a block.
 MAX_TOKEN_LOG_ODDS_DEFAULT = 4.0
 
@@ -100,6 +100,13 @@ class ClassifierModel:
     def from_json(cls, data: dict[str, Any]) -> ClassifierModel:
         if data.get("format") != MODEL_FORMAT:
             raise ExtractionError(f"classifier model format {data.get('format')!r} not supported")
+        try:
+            return cls._read(data)
+        except (KeyError, TypeError, ValueError) as error:
+            raise ExtractionError(f"classifier model is damaged: {error}") from error
+
+    @classmethod
+    def _read(cls, data: dict[str, Any]) -> ClassifierModel:
         model = cls(
             feature_names=tuple(data["feature_names"]),
             context_names=tuple(data["context_names"]),
@@ -189,8 +196,9 @@ def title_blocks(page: Page) -> np.ndarray:
         folded = _fold(block.text)
         if not folded or len(folded) > 300:
             continue
-        if block.tag == "h1" or any(folded == c or (len(folded) > 15 and folded in c)
-                                    for c in candidates):
+        if block.tag == "h1" or any(
+            folded == c or (len(folded) > 15 and folded in c) for c in candidates
+        ):
             flags[block.index] = 1.0
     return flags
 

@@ -44,8 +44,28 @@ _COMMENT = re.compile(r"comment|disqus|respon|repl(?:y|ies)|discussion")
 
 #: Tags that get their own indicator feature; every other block tag shares one.
 _OWN_TAGS = (
-    "p", "div", "li", "td", "h1", "h2", "h3", "h4", "span", "dd", "dt", "blockquote", "pre",
-    "section", "article", "body", "form", "th", "figcaption", "font", "center", "address",
+    "p",
+    "div",
+    "li",
+    "td",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "span",
+    "dd",
+    "dt",
+    "blockquote",
+    "pre",
+    "section",
+    "article",
+    "body",
+    "form",
+    "th",
+    "figcaption",
+    "font",
+    "center",
+    "address",
 )
 _HEADING = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
 #: Ancestor tag kinds: (name, tags); a block gets 1 when any enclosing element has one.
@@ -89,8 +109,18 @@ class BlockTable:
 
 
 _COUNT_NAMES = (
-    "punct", "sentence_end", "digits", "upper", "pipes", "date_like", "byline", "copyright",
-    "cjk", "line_breaks", "inline_tags", "images",
+    "punct",
+    "sentence_end",
+    "digits",
+    "upper",
+    "pipes",
+    "date_like",
+    "byline",
+    "copyright",
+    "cjk",
+    "line_breaks",
+    "inline_tags",
+    "images",
 )
 _RATE_COLUMNS = [0, 1, 2, 3, 4, 8]
 _LOG_COLUMNS = [9, 10, 11]
@@ -101,16 +131,14 @@ def read_blocks(page: Page, max_ancestors: int = MAX_ANCESTORS_DEFAULT) -> Block
     """One pass over the blocks for tags and ancestor chains; text counts are vectorised."""
     blocks = page.blocks
     n = len(blocks)
-    tags = np.full(n, len(_OWN_TAGS), dtype=np.int64)
-    ancestors = np.full((n, max_ancestors), -1, dtype=np.int64)
-    inline = np.zeros((n, 2))
+    get_tag, other = _TAG_INDEX.get, len(_OWN_TAGS)
+    tags = np.fromiter((get_tag(block.tag, other) for block in blocks), np.int64, n)
     chains = _ChainIndex(max_ancestors)
-    tag_index = _TAG_INDEX.get
-    other = len(_OWN_TAGS)
+    chain = chains.chain
+    ancestors = np.array([chain(block.element) for block in blocks], dtype=np.int64)
+    ancestors = ancestors.reshape(n, max_ancestors)
+    inline = np.zeros((n, 2))
     for i, block in enumerate(blocks):
-        tags[i] = tag_index(block.tag, other)
-        chain = chains.chain(block.element)
-        ancestors[i, : len(chain)] = chain
         if block.inline_tags:
             inline[i] = len(block.inline_tags), block.inline_tags.count("img")
     texts = [block.text for block in blocks]
@@ -178,8 +206,10 @@ def _bmp(codes: np.ndarray) -> np.ndarray:
 
 def _cjk_mask(codes: np.ndarray) -> np.ndarray:
     mask: np.ndarray = (
-        ((codes >= 0x3040) & (codes <= 0x30FF)) | ((codes >= 0x3400) & (codes <= 0x4DBF))
-        | ((codes >= 0x4E00) & (codes <= 0x9FFF)) | ((codes >= 0xAC00) & (codes <= 0xD7AF))
+        ((codes >= 0x3040) & (codes <= 0x30FF))
+        | ((codes >= 0x3400) & (codes <= 0x4DBF))
+        | ((codes >= 0x4E00) & (codes <= 0x9FFF))
+        | ((codes >= 0xAC00) & (codes <= 0xD7AF))
         | ((codes >= 0xF900) & (codes <= 0xFAFF))
     )
     return mask
@@ -188,13 +218,18 @@ def _cjk_mask(codes: np.ndarray) -> np.ndarray:
 def _word_mask(codes: np.ndarray) -> np.ndarray:
     """Characters ``\\w`` would match, closely enough for a feature (no per-char Python)."""
     ascii_word = (
-        ((codes >= 48) & (codes <= 57)) | ((codes >= 65) & (codes <= 90))
-        | ((codes >= 97) & (codes <= 122)) | (codes == 95)
+        ((codes >= 48) & (codes <= 57))
+        | ((codes >= 65) & (codes <= 90))
+        | ((codes >= 97) & (codes <= 122))
+        | (codes == 95)
     )
     punctuation = (
-        (codes < 0xC0) | ((codes >= 0x2000) & (codes <= 0x2BFF))
-        | ((codes >= 0x3000) & (codes <= 0x303F)) | ((codes >= 0xFF00) & (codes <= 0xFF0F))
-        | ((codes >= 0xFF1A) & (codes <= 0xFF20)) | _NOT_WORD_CODES[_bmp(codes)]
+        (codes < 0xC0)
+        | ((codes >= 0x2000) & (codes <= 0x2BFF))
+        | ((codes >= 0x3000) & (codes <= 0x303F))
+        | ((codes >= 0xFF00) & (codes <= 0xFF0F))
+        | ((codes >= 0xFF1A) & (codes <= 0xFF20))
+        | _NOT_WORD_CODES[_bmp(codes)]
     )
     mask: np.ndarray = ascii_word | ~punctuation
     return mask
@@ -217,8 +252,11 @@ def _text_counts(texts: list[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     following = np.concatenate([bmp[1:], [0]])
     sentence_end = _END_CODES[bmp] & _CLOSE_CODES[following]
     masks = (
-        _PUNCT_CODES[bmp], sentence_end, (codes >= 48) & (codes <= 57),
-        (codes >= 65) & (codes <= 90), _PIPE_CODES[bmp],
+        _PUNCT_CODES[bmp],
+        sentence_end,
+        (codes >= 48) & (codes <= 57),
+        (codes >= 65) & (codes <= 90),
+        _PIPE_CODES[bmp],
     )
     for column, mask in enumerate(masks):
         counts[:, column] = np.bincount(owner[mask], minlength=n)
@@ -252,20 +290,23 @@ class _ChainIndex:
         return found
 
     def chain(self, element: etree._Element) -> list[int]:
+        """Ids of the element and its ancestors, nearest first, padded with -1."""
+        known_id = self.ids.get(element)
+        if known_id is not None:
+            return self.chains[known_id]
         path: list[etree._Element] = []
         current: etree._Element | None = element
-        known: list[int] = []
+        result = [-1] * self.max_ancestors
         while current is not None and len(path) < self.max_ancestors:
             ident = self.ids.get(current)
-            if ident is not None and ident in self.chains:
-                known = self.chains[ident]
+            if ident is not None:
+                result = self.chains[ident]
                 break
             path.append(current)
             current = current.getparent()
-        result = known
         for member in reversed(path):
             ident = self.element_id(member)
-            result = ([ident] + result)[: self.max_ancestors]
+            result = [ident, *result[:-1]]
             self.chains[ident] = result
         return result
 
@@ -280,7 +321,8 @@ class _ChainIndex:
             bits, words = _name_bits(text[:200].lower()) if len(text) > 1 else (0, ())
             bits |= _TAG_BITS.get(tag, 0)
             chain = self.chains[ident]
-            parent_bits = cumulative[chain[1]] if len(chain) > 1 else 0
+            parent = chain[1] if len(chain) > 1 else -1
+            parent_bits = cumulative[parent] if parent >= 0 else 0
             own.append(bits)
             cumulative.append(bits | parent_bits)
             names.append(words)
@@ -355,8 +397,12 @@ def _own_features(table: BlockTable, safe: np.ndarray, links: np.ndarray) -> np.
     depth = (table.ancestors >= 0).sum(axis=1)
     base = np.column_stack(
         [
-            np.log1p(table.chars), np.log1p(table.words), links,
-            np.arange(n) / max(n - 1, 1), cum / total, depth,
+            np.log1p(table.chars),
+            np.log1p(table.words),
+            links,
+            np.arange(n) / max(n - 1, 1),
+            cum / total,
+            depth,
         ]
     )
     rates = table.counts.copy()
@@ -445,8 +491,11 @@ def _page_features(table: BlockTable, links: np.ndarray) -> np.ndarray:
     same_parent[1:] = parents[1:] == parents[:-1]
     return np.column_stack(
         [
-            np.log1p(win_chars), win_links, np.full(n, np.log1p(total)),
-            np.full(n, np.log1p(n)), same_parent,
+            np.log1p(win_chars),
+            win_links,
+            np.full(n, np.log1p(total)),
+            np.full(n, np.log1p(n)),
+            same_parent,
         ]
     )
 

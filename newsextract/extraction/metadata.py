@@ -10,10 +10,10 @@ from __future__ import annotations
 import html
 import re
 from collections.abc import Iterable, Iterator
-from itertools import chain
 from dataclasses import dataclass
 from datetime import datetime
 from email.utils import parsedate_to_datetime
+from itertools import chain
 from typing import Any
 from urllib.parse import urljoin, urlsplit
 
@@ -28,19 +28,50 @@ MAX_AUTHOR_CHARS_DEFAULT = 80
 MAX_AUTHORS_DEFAULT = 10
 
 ARTICLE_TYPES = frozenset(
-    {"article", "newsarticle", "blogposting", "reportagenewsarticle", "analysisnewsarticle",
-     "opinionnewsarticle", "reviewnewsarticle", "backgroundnewsarticle", "techarticle",
-     "scholarlyarticle", "liveblogposting", "report", "socialmediaposting", "webpage"}
+    {
+        "article",
+        "newsarticle",
+        "blogposting",
+        "reportagenewsarticle",
+        "analysisnewsarticle",
+        "opinionnewsarticle",
+        "reviewnewsarticle",
+        "backgroundnewsarticle",
+        "techarticle",
+        "scholarlyarticle",
+        "liveblogposting",
+        "report",
+        "socialmediaposting",
+        "webpage",
+    }
 )
 _DATE_META = (
-    "article:published_time", "og:published_time", "datepublished", "publishdate", "pubdate",
-    "publish-date", "published-date", "dc.date.issued", "dc.date", "dcterms.created",
-    "date", "sailthru.date", "parsely-pub-date", "article.published", "originalpublicationdate",
-    "og:updated_time", "article:modified_time",
+    "article:published_time",
+    "og:published_time",
+    "datepublished",
+    "publishdate",
+    "pubdate",
+    "publish-date",
+    "published-date",
+    "dc.date.issued",
+    "dc.date",
+    "dcterms.created",
+    "date",
+    "sailthru.date",
+    "parsely-pub-date",
+    "article.published",
+    "originalpublicationdate",
+    "og:updated_time",
+    "article:modified_time",
 )
 _AUTHOR_META = (
-    "author", "article:author", "parsely-author", "sailthru.author", "dc.creator",
-    "byl", "twitter:creator",
+    "author",
+    "article:author",
+    "parsely-author",
+    "sailthru.author",
+    "dc.creator",
+    "byl",
+    "twitter:creator",
 )
 _LANGUAGE_META = ("content-language", "dc.language", "language", "og:locale", "inlanguage")
 _SPACE = re.compile(r"\s+")
@@ -62,8 +93,9 @@ _MONTHS = {
     )
 }
 _MDY = re.compile(r"\b([a-z]{3})[a-z]*\.?\s+(\d{1,2})(?:st|nd|rd|th)?,?\s+((?:19|20)\d\d)", re.I)
-_DMY_TEXT = re.compile(r"\b(\d{1,2})(?:st|nd|rd|th)?\s+([a-z]{3})[a-z]*\.?,?\s+((?:19|20)\d\d)",
-                       re.I)
+_DMY_TEXT = re.compile(
+    r"\b(\d{1,2})(?:st|nd|rd|th)?\s+([a-z]{3})[a-z]*\.?,?\s+((?:19|20)\d\d)", re.I
+)
 _HIRAGANA = re.compile(r"[\u3040-\u30ff]")
 _HANGUL = re.compile(r"[\uac00-\ud7af]")
 _HAN = re.compile(r"[\u4e00-\u9fff]")
@@ -123,7 +155,10 @@ def clean_text(value: Any, limit: int = MAX_HEADLINE_CHARS_DEFAULT) -> str:
 def find_headline(page: Page, articles: list[dict[str, Any]]) -> str:
     meta = page.structured.meta
     candidates = [a.get("headline") for a in articles] + [
-        meta.get("og:title"), meta.get("twitter:title"), meta.get("headline"), _first_h1(page),
+        meta.get("og:title"),
+        meta.get("twitter:title"),
+        meta.get("headline"),
+        _first_h1(page),
         page.structured.title,
     ]
     for candidate in candidates:

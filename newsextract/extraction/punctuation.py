@@ -15,6 +15,7 @@ line that happens to end in a full stop.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -44,7 +45,7 @@ SENTENCE_PUNCTUATION = (
     "\u0f0d"  # Tibetan shad
     "\u2026"  # ellipsis
 )
-_PUNCTUATION_TABLE = str.maketrans("", "", SENTENCE_PUNCTUATION)
+_PUNCTUATION = re.compile(f"[{re.escape(SENTENCE_PUNCTUATION)}]")
 
 #: Containers that make a node. The paper used DIV only, which fails on pages not built
 #: of DIVs (its Suntimes result); the sectioning elements and table cells do the same job.
@@ -86,22 +87,28 @@ def punctuation_count(text: str) -> int:
     >>> punctuation_count("Hello, world. 東京、晴れ。 Salam، dunya؟ | » -")
     6
     """
-    return len(text) - len(text.translate(_PUNCTUATION_TABLE))
+    return len(_PUNCTUATION.findall(text))
 
 
-def block_score(block: Block, config: PunctuationConfig = PunctuationConfig()) -> float:
+def block_score(
+    block: Block, config: PunctuationConfig = PunctuationConfig(), marks: int | None = None
+) -> float:
     """A block's punctuation count, discounted by its link share; 0 for link-heavy text."""
     if block.link_density > config.max_link_density:
         return 0.0
-    return punctuation_count(block.text) * (1.0 - block.link_density)
+    count = punctuation_count(block.text) if marks is None else marks
+    return count * (1.0 - block.link_density)
 
 
 def punctuation_density(
     page: Page, config: PunctuationConfig = PunctuationConfig()
 ) -> MethodResult:
     """Method D on one page: the blocks of the main node and its kept siblings."""
-    block_scores = [block_score(block, config) for block in page.blocks]
-    nodes = _score_nodes(page.blocks, block_scores, config)
+    marks = [punctuation_count(block.text) for block in page.blocks]
+    block_scores = [
+        block_score(block, config, count) for block, count in zip(page.blocks, marks, strict=True)
+    ]
+    nodes = _score_nodes(page.blocks, marks, block_scores, config)
     kept_nodes = _above_average(nodes, config)
     if not kept_nodes:
         return MethodResult(METHOD_NAME, (), 0.0, _normalised(block_scores))
@@ -127,18 +134,21 @@ def node_of(block: Block, node_tags: frozenset[str]) -> etree._Element:
 
 
 def _score_nodes(
-    blocks: Sequence[Block], block_scores: Sequence[float], config: PunctuationConfig
+    blocks: Sequence[Block],
+    marks: Sequence[int],
+    block_scores: Sequence[float],
+    config: PunctuationConfig,
 ) -> list[_Node]:
     members: dict[etree._Element, list[int]] = {}
     for block in blocks:
         members.setdefault(node_of(block, config.node_tags), []).append(block.index)
     nodes = []
     for element, indexes in members.items():
-        text = " ".join(blocks[i].text for i in indexes)
+        length = sum(len(blocks[i].text) for i in indexes)
         link_chars = sum(blocks[i].link_chars for i in indexes)
-        density = link_chars / len(text) if text else 0.0
-        marks = sum(punctuation_count(blocks[i].text) for i in indexes)
-        if density > config.max_link_density or marks < config.min_punctuation:
+        density = link_chars / length if length else 0.0
+        node_marks = sum(marks[i] for i in indexes)
+        if density > config.max_link_density or node_marks < config.min_punctuation:
             score = 0.0
         else:
             score = sum(block_scores[i] for i in indexes)

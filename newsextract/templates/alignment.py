@@ -16,8 +16,8 @@ from dataclasses import dataclass
 
 from lxml import etree
 
-#: Alignment stops below this depth from BODY (deep enough for today's nested layouts;
-#: msv_big9_dev pages reach 25 levels, their content 8-15).
+#: Alignment stops below this depth from BODY: a bound for pathological nesting, deeper than
+#: the layouts of the development pages (not a tuned value).
 MAX_ALIGN_DEPTH_DEFAULT = 40
 _DIGITS = re.compile(r"\d+")
 

@@ -86,3 +86,43 @@ def induce_listing(pages: Sequence[Page]) -> RepeatingRule | None:
         if best is None or value > best[0]:
             best = (value, rule)
     return best[1] if best is not None and best[0][0] > 0 else None
+
+
+def reinduce_listing(page: Page, titles: Sequence[str]) -> RepeatingRule | None:
+    """Seed 002's re-induction of a repeating rule: find records extracted before by their
+    titles; the last node their paths share is the list (primary pivot) and its child on each
+    path is the record root (secondary pivot)."""
+    wanted = {t for t in titles if t}
+    anchors = [
+        a for a in select(page.root, TITLE.path) if normalise_text(" ".join(a.itertext())) in wanted
+    ]
+    if len(anchors) < 2:
+        return None
+    shared = _last_shared(anchors)
+    child = _child_towards(shared, anchors[0])
+    if child is None:
+        return None
+    shape = _shape(child)
+    for pivot, path in candidates(shared):
+        record = shape if path == "." else f"{path}/{shape}"
+        rule = RepeatingRule(pivot, record, (TITLE, LINK))
+        if len(records(page, rule)) >= len(anchors):
+            return rule
+    return None
+
+
+def _last_shared(elements: Sequence[etree._Element]) -> etree._Element:
+    paths = [[*reversed(list(el.iterancestors())), el] for el in elements]
+    shared = paths[0][0]
+    for level in zip(*paths, strict=False):
+        if any(node is not level[0] for node in level):
+            break
+        shared = level[0]
+    return shared
+
+
+def _child_towards(ancestor: etree._Element, element: etree._Element) -> etree._Element | None:
+    current: etree._Element | None = element
+    while current is not None and current.getparent() is not ancestor:
+        current = current.getparent()
+    return current

@@ -17,7 +17,7 @@ from newsextract.extraction.page import Page
 from newsextract.extraction.result import Article
 from newsextract.templates.config import DEFAULT, TemplateConfig
 from newsextract.templates.induce import induce
-from newsextract.templates.listing import Record, induce_listing, records
+from newsextract.templates.listing import Record, induce_listing, records, reinduce_listing
 from newsextract.templates.reinduce import Previous, reinduce
 from newsextract.templates.rules import Applied, RuleVersion, apply_version
 from newsextract.templates.store import RuleStore, current_version, now
@@ -121,8 +121,23 @@ class SiteTemplates:
         return new
 
     def records(self, page: Page, kind: str = LISTING_KIND) -> list[Record]:
-        """The records (title, link) of a listing page; empty without repeating rules."""
+        """The records (title, link) of a listing page; empty without repeating rules. A page
+        listed before whose rules find nothing now is re-induced from its earlier titles."""
         version = self.current(kind)
+        found = self._records(version, page)
+        previous = self._previous.get(page.url or "")
+        if not found and previous is not None and version is not None and not version.edited:
+            rule = reinduce_listing(page, previous.body.splitlines())
+            if rule is not None:
+                new = RuleVersion(self.site, kind, 0, source="reinduced", listings=(rule,))
+                found = self._records(self._save(new), page)
+        if found and page.url:
+            titles = "\n".join(r.title for r in found)
+            self.remember(Previous(page.url, "", titles))
+        return found
+
+    @staticmethod
+    def _records(version: RuleVersion | None, page: Page) -> list[Record]:
         for rule in version.listings if version else ():
             found = records(page, rule)
             if found:

@@ -14,7 +14,8 @@ from collections.abc import Iterator
 from lxml import etree
 
 #: How many ancestors up a candidate may look for an attribute pivot (seed 002 used a label
-#: near the data; 4 levels covered every container of msv_big9 and cleanportaleval).
+#: near the data). Not calibrated: a bound on the candidates tried, above which the path
+#: from a far pivot is as brittle as one from BODY, which is always a candidate.
 MAX_PIVOT_DISTANCE_DEFAULT = 4
 _VOLATILE = re.compile(r"\d{4,}|[0-9a-f]{8,}", re.I)
 _SAFE_VALUE = re.compile(r"^[^'\"]{1,120}$")
