@@ -18,10 +18,12 @@ pytestmark = pytest.mark.accuracy
 TEMPLATE_ONLY = TemplateConfig(single_page_veto=False)
 
 # (data set, group field, smallest group, F1 floor, floor of the share of pages at F1 >= 0.9)
-# Measured: msv_big9_dev 0.968 (0.97), cleanportaleval 0.957 (0.89).
+# Measured: msv_big9_dev 0.967 (0.97), cleanportaleval 0.957 (0.89), dragnet's sites with 5+
+# pages 0.928 (0.83; 9 of its 707 pages fall back to single mode, hence the wider margin).
 FLOORS = [
     ("msv_big9_dev", "site", 2, 0.96, 0.95),
     ("cleanportaleval", "site_group", 2, 0.95, 0.86),
+    ("dragnet", "domain", 5, 0.915, 0.80),
 ]
 
 
@@ -38,4 +40,4 @@ def test_site_mode_accuracy(
     assert summary.share_f1_90 >= share_floor, summary.as_dict()
     assert stats.groups == len({e.group_key(field) for e in entries})
     assert all(0 < ratio < 1 for ratio in stats.reduction_ratios)
-    assert sum(o.method == "rules" for o in outcomes) >= 0.9 * len(outcomes)
+    assert sum(o.method == "rules" for o in outcomes) >= 0.95 * len(outcomes)

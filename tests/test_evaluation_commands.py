@@ -37,7 +37,7 @@ def build_manifest(folder: Path) -> Path:
     (folder / "html" / "a.html").write_text(ARTICLE, encoding="utf-8")
     (folder / "html" / "b.html.gz").write_bytes(gzip.compress(ARTICLE.encode("utf-8")))
     (folder / "html" / "c.html").write_bytes(bytes(range(256)) * 40)  # binary: fails
-    records = [
+    records: list[dict[str, str | None]] = [
         {"id": "a", "url": "http://example.org/a", "domain": "example.org", "lang": "en"},
         {"id": "b", "url": None, "domain": "example.org", "lang": "en"},
         {"id": "c", "url": "http://example.org/c", "domain": "example.org", "lang": "en"},

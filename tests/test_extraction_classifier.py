@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
 
+from newsextract.cli import main
 from newsextract.extraction.boosting import BoostingConfig, TreeEnsemble, fit_trees
 from newsextract.extraction.classifier import (
     ClassifierModel,
@@ -198,3 +200,31 @@ def test_classifier_keeps_nothing_of_a_link_list() -> None:
     links = "".join(f'<li><a href="/a/{i}">Headline number {i} here</a></li>' for i in range(40))
     page = parse_page(f"<html><body>{NAV}<ul>{links}</ul>{FOOTER}</body></html>")
     assert classify_blocks(page).kept == ()
+
+
+def _tiny_set(folder: Path) -> None:
+    (folder / "html").mkdir(parents=True)
+    (folder / "text").mkdir()
+    lines = []
+    for i in range(4):
+        (folder / "html" / f"{i}.html").write_text(_article(2 + i), encoding="utf-8")
+        gold = "\n".join(f"{PARAGRAPH} Paragraph {k}." for k in range(2 + i))
+        (folder / "text" / f"{i}.txt").write_text(gold, encoding="utf-8")
+        record = {"id": str(i), "url": None, "domain": f"site{i}.example", "lang": "en"}
+        lines.append(json.dumps(record | {"html": f"html/{i}.html", "text": f"text/{i}.txt"}))
+    (folder / "manifest.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def test_train_command_is_reproducible(tmp_path: Path) -> None:
+    _tiny_set(tmp_path / "data" / "tiny")
+    outputs = [tmp_path / "a.json", tmp_path / "b.json"]
+    for out in outputs:
+        argv = ["train", "--data", str(tmp_path / "data"), "--sets", "tiny", "--out", str(out)]
+        assert main(argv) == 0
+    assert outputs[0].read_bytes() == outputs[1].read_bytes()
+    model = ClassifierModel.from_json(json.loads(outputs[0].read_text()))
+    assert model.feature_names == feature_names()
+
+
+def test_train_command_refuses_missing_sets(tmp_path: Path) -> None:
+    assert main(["train", "--data", str(tmp_path), "--sets", "nothing"]) == 2

@@ -402,6 +402,22 @@ def test_held_pages_are_released_at_once_when_the_engine_closes(
     assert held.called
 
 
+def test_a_failure_while_releasing_still_answers_every_held_page(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    run, pipeline = _pipeline(monkeypatch, fake_engine(items=2), min_pages=5)
+    pending = [Deferred.fromCoroutine(pipeline.process_item(page_item(n))) for n in (1, 2)]
+
+    def broken() -> list[Any]:
+        raise RuntimeError("broken release")
+
+    monkeypatch.setattr(run.learner, "release_all", broken)
+    pipeline.check_idle()
+    pipeline.check_idle()
+    assert all(isinstance(d.result, PageItem) for d in pending)
+    assert "broken release" in caplog.text
+
+
 def test_closing_the_spider_answers_every_held_page(monkeypatch: pytest.MonkeyPatch) -> None:
     _, pipeline = _pipeline(monkeypatch, fake_engine(downloading={"r"}), min_pages=5)
     pending = [Deferred.fromCoroutine(pipeline.process_item(page_item(n))) for n in (1, 2, 3)]

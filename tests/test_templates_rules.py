@@ -41,11 +41,12 @@ def test_named_boxes_are_dropped_unless_they_hold_most_of_the_region() -> None:
 
 
 def test_repeated_teasers_need_five_words() -> None:
-    rule = BodyRule("//div[@id='main']")
+    rule = BodyRule("//div[@id='main']", drop_repeated=True)
     five = "<p>Read more about the storm</p>" * 2
     four = "<p>Read about the storm</p>" * 2
     assert len(body(STORY + five, rule)) == 4
     assert len(body(STORY + four, rule)) == 6
+    assert len(body(STORY + five, BodyRule("//div[@id='main']"))) == 6  # off by default
 
 
 def test_markup_shown_as_text_is_dropped() -> None:

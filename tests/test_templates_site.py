@@ -167,7 +167,10 @@ def test_2005_and_2017_pages_give_different_rule_versions(
     assert old is not None and new is not None
     assert (old.number, new.number) == (1, 2)
     assert not old.same_rules(new)
-    assert {b.pivot for b in old.bodies}.isdisjoint({b.pivot for b in new.bodies})
+    assert new.bodies[0].pivot not in {b.pivot for b in old.bodies}
+    assert new.bodies[1:] == old.bodies  # the 2005 template's region stays, after the new one
+    assert all(site.extract(page) is not None for page in bbc["2005"] + bbc["2017"])
+    assert [v.valid_until == "" for v in site.versions()] == [False, True]
 
 
 def test_one_version_covers_both_designs_when_learned_together(
@@ -322,3 +325,13 @@ def test_redesigned_listing_reinduces_its_repeating_rule() -> None:
     assert version is not None and version.source == "reinduced"
     assert version.listings[0].pivot == "//section[@id='river']"
     assert version.listings[0].record == "div[@class='card']"
+
+
+def test_a_broken_rule_file_is_neither_used_nor_overwritten(tmp_path: Path) -> None:
+    path = tmp_path / "example.com.rules.xml"
+    path.write_text("<site name='example.com'><rules><body pivot=")  # a person's edit, cut off
+    site = SiteTemplates("example.com", tmp_path, TEMPLATE_ONLY)
+    assert not site.has_rules()
+    assert site.learn([p for p, _ in pages(old_design, 3)]) is not None
+    assert site.has_rules()  # learned, kept in memory
+    assert path.read_text() == "<site name='example.com'><rules><body pivot="

@@ -63,7 +63,7 @@ def extract_one(entry: ManifestEntry, method: PageMethod, name: str) -> PageOutc
     try:
         page = parse_page(body, entry.url)
         text = method(page)
-    except Exception as error:  # noqa: BLE001 - one page's failure must not end a long run
+    except Exception as error:  # one page's failure, whatever it is, must not end a long run
         return PageOutcome(entry, "", name, time.perf_counter() - started, _reason(error))
     return PageOutcome(entry, text, name, time.perf_counter() - started)
 

@@ -108,7 +108,6 @@ def split_blocks(root: etree._Element) -> tuple[Block, ...]:
     texts are normalised together in one pass afterwards.
     """
     runs: list[_RawRun] = []
-    structured = _blocks_with_structure(root)
     owners: list[etree._Element] = [root]
     pieces: list[str] = [root.text] if root.text else []
     tags: list[str] = []
@@ -122,12 +121,10 @@ def split_blocks(root: etree._Element) -> tuple[Block, ...]:
         if tag.__class__ is not str:
             tag = ""
         boundary = tag in BLOCK_TAGS
-        leaf = False
         if event == "start":
             if boundary:
                 owner, depth = owners[-1], len(owners) - 1
                 owners.append(element)
-                leaf = element not in structured
             else:
                 tags.append(tag)
                 for name in _ATTR_NAMES:
@@ -156,10 +153,7 @@ def split_blocks(root: etree._Element) -> tuple[Block, ...]:
             elif tags:
                 tags, attrs = [], []
             link_chars = 0
-        if leaf:  # a block of inline content only: read it whole, in C, and skip its events
-            pieces, link_chars, tags, attrs = _leaf_run(element, in_link > 0)
-            walk.skip_subtree()
-        elif text:
+        if text:
             pieces.append(text)
             if in_link:
                 link_chars += len(text.strip())
@@ -168,54 +162,6 @@ def split_blocks(root: etree._Element) -> tuple[Block, ...]:
     return _make_blocks(runs)
 
 
-def _blocks_with_structure(root: etree._Element) -> set[etree._Element]:
-    """Block elements holding a nested block or a <br>: they need the event walk."""
-    structured = set()
-    for element in root.iter(*BLOCK_TAGS, "br"):
-        parent = element.getparent()
-        while parent is not None and parent.tag not in BLOCK_TAGS:
-            parent = parent.getparent()
-        if parent is not None:
-            structured.add(parent)
-    return structured
-
-
-def _leaf_run(element: etree._Element, in_link: bool) -> _LeafRun:
-    """The run of a block with inline content only, as the event walk would gather it."""
-    pieces = list(element.itertext())
-    if in_link:
-        link_chars = sum(len(piece.strip()) for piece in pieces)
-    else:
-        link_chars = sum(
-            len(piece.strip())
-            for link in element.iter("a")
-            if not _inside_link(link, element)
-            for piece in link.itertext()
-        )
-    tags: list[str] = []
-    attrs: list[str] = []
-    for inline in element.iter(etree.Element):
-        if inline is element:
-            continue
-        tags.append(inline.tag)
-        for name in _ATTR_NAMES:
-            value = inline.get(name)
-            if value and not value.isspace():
-                attrs.append(value.strip())
-    return pieces, link_chars, tags, attrs
-
-
-def _inside_link(link: etree._Element, block: etree._Element) -> bool:
-    """Whether a link is nested in another link below ``block`` (its text counts once)."""
-    parent = link.getparent()
-    while parent is not None and parent is not block:
-        if parent.tag == "a":
-            return True
-        parent = parent.getparent()
-    return False
-
-
-_LeafRun = tuple[list[str], int, list[str], list[str]]
 # owner element, depth, text pieces, link characters, inline tags, attribute texts
 _RawRun = tuple[etree._Element, int, list[str], int, list[str], list[str]]
 _ATTR_NAMES = ("title", "alt")

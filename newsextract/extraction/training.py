@@ -1,8 +1,12 @@
 """Train method E's block classifier on development sets with gold text, reproducibly.
 
 Each block is labelled by the share of its 4-token shingles found in the page's gold text
-(CJK: character shingles, as the metric counts them). Trees are fitted with fixed seeds, the
-second stage on cross-fitted first-stage posteriors, and the model is written as JSON.
+(CJK: character shingles, as the metric counts them). The class/id word model, the language
+model and the layout trees are fitted first; the context trees then learn from the first
+stage's posteriors. Seeds are fixed, so the same data gives the same JSON model.
+
+    newsextract train                       # all development sets next to the repository
+    newsextract train --data DIR --sets dragnet,msv_chaos --out /tmp/model.json
 """
 
 from __future__ import annotations
@@ -10,6 +14,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import sys
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor
@@ -350,8 +355,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     data = args.data or default_data_dir()
-    samples = load_sets(data, [s for s in args.sets.split(",") if s])
-    print(f"training on {len(samples)} pages, {sum(len(s.texts) for s in samples)} blocks")
+    names = [s for s in args.sets.split(",") if s]
+    missing = [name for name in names if not (data / name / "manifest.jsonl").exists()]
+    if missing:
+        print(f"no manifest.jsonl for {', '.join(missing)} under {data}", file=sys.stderr)
+        return 2
+    print(f"reading {', '.join(names)} from {data}", flush=True)
+    samples = load_sets(data, names)
+    print(
+        f"training on {len(samples)} pages, {sum(len(s.texts) for s in samples)} blocks", flush=True
+    )
     model = fit_model(samples, args.combination, args.layout_weight, args.threshold)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(model.to_json(), separators=(",", ":"), ensure_ascii=False))

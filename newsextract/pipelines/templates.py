@@ -40,6 +40,7 @@ Settings (all optional):
 
 from __future__ import annotations
 
+import logging
 import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -62,6 +63,8 @@ if TYPE_CHECKING:
     from scrapy.crawler import Crawler
     from scrapy.settings import BaseSettings
     from twisted.internet.interfaces import IReactorTime
+
+logger = logging.getLogger(__name__)
 
 #: Seconds between two looks at whether the crawl is only waiting for held pages. Short
 #: enough that a finished crawl ends promptly; the check itself costs microseconds.
@@ -126,7 +129,17 @@ class TemplatePipeline:
     # --- releasing held pages ---------------------------------------------------------
 
     def check_idle(self) -> None:
-        """Release every held page when the crawl waits only for them, or is closing."""
+        """Release every held page when the crawl waits only for them, or is closing.
+
+        It never raises: a failure here would stop the periodic check and leave the crawl
+        waiting forever for its held pages, so they are passed on unchanged instead."""
+        try:
+            self._check_idle()
+        except Exception:
+            logger.exception("the template stage failed to release its held pages")
+            self._answer([(held, held.item) for held in self.learner.hold.pop_all()])
+
+    def _check_idle(self) -> None:
         if not len(self.learner.hold):
             self._idle_looks = 0
             return

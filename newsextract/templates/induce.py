@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from newsextract.exceptions import NewsExtractError
 from newsextract.extraction.combiner import extract_article
 from newsextract.extraction.page import Page
 from newsextract.templates.compile import body_rule, choose_regions, headline_rules, meta_rules
@@ -14,6 +16,8 @@ from newsextract.templates.evidence import PageEvidence, page_evidence
 from newsextract.templates.frequency import GroupTemplate, find_template_blocks
 from newsextract.templates.noise import named_noise
 from newsextract.templates.rules import RuleVersion, find_region
+
+logger = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -46,7 +50,11 @@ def _not_content(
     that repeats nowhere: a related-stories box differs on every page) and named noise."""
     rejected = set(template)
     if config.single_page_veto:
-        kept = set(extract_article(page).kept_blocks)
+        try:
+            kept = set(extract_article(page).kept_blocks)
+        except NewsExtractError as error:  # no veto on this page: the template alone decides
+            logger.warning("single-page answer unavailable for %s: %s", page.url, error)
+            kept = {b.index for b in page.blocks}
         rejected |= {b.index for b in page.blocks if b.index not in kept}
     named: frozenset[int] = frozenset()
     if config.named_noise:

@@ -8,26 +8,32 @@ from earlier results when a redesign breaks them.
 from __future__ import annotations
 
 import hashlib
+import logging
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
+from newsextract.exceptions import RuleFileError
 from newsextract.extraction.page import Page
 from newsextract.extraction.result import Article
 from newsextract.templates.config import DEFAULT, TemplateConfig
 from newsextract.templates.induce import induce
 from newsextract.templates.listing import Record, induce_listing, records, reinduce_listing
 from newsextract.templates.reinduce import Previous, reinduce
-from newsextract.templates.rules import Applied, RuleVersion, apply_version
+from newsextract.templates.rules import Applied, RuleVersion, apply_version, find_region
 from newsextract.templates.store import RuleStore, current_version, now
 from newsextract.templates.validate import Verdict, validate_body
+
+logger = logging.getLogger(__name__)
 
 #: Earlier results kept per site for re-induction (bounded whatever the crawl's size).
 MAX_PREVIOUS_DEFAULT = 200
 #: Recent bodies remembered for the uniqueness check (a region that gives the same body on
 #: two URLs is not the article: a redesign put a fixed box where the story was).
 MAX_RECENT_BODIES_DEFAULT = 5000
+#: Body rules a version keeps, one per template of the site (newest templates first).
+MAX_BODY_RULES_DEFAULT = 8
 #: Earlier results written beside the rules, how many, how often and how much of each body
 #: (re-induction needs a few paragraphs to find an article again, not all of it).
 MAX_SAVED_PREVIOUS_DEFAULT = 50
@@ -48,7 +54,7 @@ class SiteTemplates:
         self.site = site
         self.config = config
         self.store = RuleStore(rules_dir) if rules_dir is not None else None
-        self._versions: list[RuleVersion] = self.store.load(site) if self.store else []
+        self._versions: list[RuleVersion] = self._load()
         self._previous: OrderedDict[str, Previous] = OrderedDict()
         self._unsaved = 0
         for record in self.store.load_history(site) if self.store else []:
@@ -56,6 +62,18 @@ class SiteTemplates:
         # body digest -> url of the recent bodies, for the uniqueness check (bounded)
         self._bodies: OrderedDict[str, str] = OrderedDict()
         self.last_verdict = Verdict(True)
+
+    def _load(self) -> list[RuleVersion]:
+        """The stored versions. A rule file that cannot be read (a person's edit broke it, or
+        it is hostile) is left as it is for them to fix: rules are then kept in memory only."""
+        if self.store is None:
+            return []
+        try:
+            return self.store.load(self.site)
+        except RuleFileError as error:
+            logger.error("rules of %s not used and not overwritten: %s", self.site, error)
+            self.store = None
+            return []
 
     @classmethod
     def from_versions(cls, site: str, versions: Sequence[RuleVersion]) -> SiteTemplates:
@@ -98,7 +116,9 @@ class SiteTemplates:
         if version is None:
             version = self._reinduce(pages, kind)
         self.save_history()
-        return self._save(version) if version is not None else current
+        if version is None:
+            return current
+        return self._save(keep_other_templates(version, current, pages))
 
     def _reinduce(self, pages: Sequence[Page], kind: str) -> RuleVersion | None:
         pairs = [(p, self._previous[p.url]) for p in pages if p.url and p.url in self._previous]
@@ -199,6 +219,25 @@ class SiteTemplates:
             return
         recent = list(self._previous.values())[-MAX_SAVED_PREVIOUS_DEFAULT:]
         self.store.save_history(self.site, [_previous_record(p) for p in recent])
+
+
+def keep_other_templates(
+    version: RuleVersion, current: RuleVersion | None, pages: Sequence[Page]
+) -> RuleVersion:
+    """The new version, followed by the current version's body rules for templates these pages
+    do not use (an archive crawl meets a site's 2005 pages again after its 2017 ones): one
+    region per template, most recent first, at most ``MAX_BODY_RULES_DEFAULT``."""
+    if current is None:
+        return version
+    known = {(b.pivot, b.path) for b in version.bodies}
+    other = tuple(
+        b
+        for b in current.bodies
+        if (b.pivot, b.path) not in known and all(find_region(p, b) is None for p in pages)
+    )
+    bodies = (version.bodies + other)[:MAX_BODY_RULES_DEFAULT]
+    fields = version.fields + tuple(f for f in current.fields if f not in version.fields)
+    return replace(version, bodies=bodies, fields=fields)
 
 
 def _previous_record(previous: Previous) -> dict[str, str]:

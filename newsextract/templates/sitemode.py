@@ -123,7 +123,11 @@ def _outcome(item: _Parsed, templates: SiteTemplates | None, figures: _Figures) 
         seconds = time.perf_counter() - start
         figures.application.append(seconds)
         return PageOutcome(item.entry, article.body, article.method, item.seconds + seconds)
-    single = extract_article(item.page)
+    try:
+        single = extract_article(item.page)
+    except NewsExtractError as error:
+        seconds = item.seconds + time.perf_counter() - start
+        return PageOutcome(item.entry, "", "failed", seconds, f"{type(error).__name__}: {error}")
     return PageOutcome(
         item.entry, single.body, single.method, item.seconds + time.perf_counter() - start
     )

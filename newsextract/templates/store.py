@@ -110,7 +110,7 @@ def _read_body(element: etree._Element) -> BodyRule:
         drops=tuple(d.get("path", "") for d in element.findall("drop") if d.get("path")),
         drop_texts=tuple(d.text or "" for d in element.findall("dropText") if d.text),
         max_link_density=float(element.get("maxLinkDensity", "0.5")),
-        drop_repeated=element.get("dropRepeated", "true") != "false",
+        drop_repeated=element.get("dropRepeated", "false") == "true",
         drop_named=element.get("dropNamed", "true") != "false",
         pages=int(element.get("pages", "0")),
         min_chars=int(element.get("minChars", "0")),
