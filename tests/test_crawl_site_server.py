@@ -18,7 +18,7 @@ from newsextract.demo_server import SiteServer, resolve_file, serve_in_thread
 
 @pytest.fixture()
 def site(tmp_path: Path) -> Iterator[SiteServer]:
-    root = tmp_path / "root"
+    root = tmp_path / "site"
     (root / "article").mkdir(parents=True)
     (root / "index.html").write_bytes(
         b"<html><body><a href='/article/1.html'>one</a></body></html>"
@@ -55,7 +55,7 @@ def test_serves_files_and_directory_index(site: SiteServer) -> None:
 
 
 def test_missing_hidden_and_escaping_paths_are_404(site: SiteServer) -> None:
-    for path in ("/article/2.html", "/_secret.txt", "/_routes.json", "/../root/index.html",
+    for path in ("/article/2.html", "/_secret.txt", "/_routes.json", "/../site/index.html",
                  "/article/%2e%2e/index.html"):  # fmt: skip
         assert _get(site, path)[0] == 404, path
 

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from newsextract.cli import main
+from newsextract.extraction import training
 from newsextract.extraction.boosting import BoostingConfig, TreeEnsemble, fit_trees
 from newsextract.extraction.classifier import (
     ClassifierModel,
@@ -215,7 +216,10 @@ def _tiny_set(folder: Path) -> None:
     (folder / "manifest.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
-def test_train_command_is_reproducible(tmp_path: Path) -> None:
+def test_train_command_is_reproducible(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # small trees: the fixed cost of 200 deep trees is not what this test is about
+    monkeypatch.setattr(training, "LAYOUT_TREES", BoostingConfig(trees=8, depth=3, seed=1))
+    monkeypatch.setattr(training, "CONTEXT_TREES", BoostingConfig(trees=5, depth=2, seed=2))
     _tiny_set(tmp_path / "data" / "tiny")
     outputs = [tmp_path / "a.json", tmp_path / "b.json"]
     for out in outputs:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import doctest
 import itertools
 from pathlib import Path
 
@@ -220,3 +221,9 @@ def test_the_group_table_bounds_the_samples_of_all_groups() -> None:
     assert list(table.evict()) == []  # three samples: at the bound
     table.get(("s", "c")).add(_page("Storm", OTHER))
     assert list(table.evict()) == [("s", "a")]
+
+
+def test_the_examples_in_the_docstrings_hold() -> None:
+    from newsextract.pipelines import grouping
+
+    assert doctest.testmod(grouping).failed == 0

@@ -76,6 +76,8 @@ CONTEXT_TREES = BoostingConfig(trees=120, depth=5, learning_rate=0.1, seed=2)
 #: measured so, three times faster to train); 2 or more cross-fits them (not yet compared).
 CROSS_FIT_FOLDS = 1
 SEED = 20260101
+#: Fewer pages than this are read in-process: starting workers would cost more.
+SMALL_JOB_PAGES = 64
 
 
 @dataclass(frozen=True)
@@ -154,8 +156,11 @@ def _load_one(job: tuple[ManifestEntry, str]) -> PageSample | None:
 
 def load_sets(data: Path, names: Iterable[str], workers: int = 2) -> list[PageSample]:
     jobs = [(entry, name) for name in names for entry in read_manifest(data / name)]
-    with ProcessPoolExecutor(max_workers=workers) as pool:
-        loaded = list(pool.map(_load_one, jobs, chunksize=16))
+    if workers < 2 or len(jobs) < SMALL_JOB_PAGES:
+        loaded = [_load_one(job) for job in jobs]
+    else:
+        with ProcessPoolExecutor(max_workers=workers) as pool:
+            loaded = list(pool.map(_load_one, jobs, chunksize=16))
     return [sample for sample in loaded if sample is not None]
 
 
