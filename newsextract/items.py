@@ -8,6 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from newsextract.extraction.page import Page
+
 
 @dataclass
 class PageItem:
@@ -22,6 +24,7 @@ class PageItem:
     fetched_at: str  # ISO 8601, UTC
     language: str = ""  # the profile's language, a hint
     group: str = ""  # the page kind within the site (URL pattern), set by the grouping stage
+    page: Page | None = field(default=None, repr=False, compare=False)  # parsed once, then shared
 
 
 @dataclass

@@ -15,6 +15,7 @@ from newsextract.extraction.combiner import (
     DEFAULT,
     MAX_KEPT_LINK_SHARE_DEFAULT,
     MIN_BODY_CHARS_DEFAULT,
+    NOT_FOUND_MAX_CHARS_DEFAULT,
     CombinerConfig,
     article_body_tokens,
     keep_blocks,
@@ -67,8 +68,19 @@ def test_index_page_gives_an_empty_body() -> None:
 
 
 def test_not_found_page_gives_an_empty_body() -> None:
-    page = parse_page(f"<html><body>{NAV}<h1>Page not found</h1><p>Sorry.</p></body></html>")
+    body = "<p>Sorry, the page you asked for has moved or never existed at all.</p>"
+    page = parse_page(f"<html><body>{NAV}<h1>Page not found</h1>{body}</body></html>")
     assert extract_article(page).body == ""
+    page = parse_page(f"<html><head><title>404</title></head><body>{body}</body></html>")
+    assert extract_article(page).body == ""
+
+
+@pytest.mark.parametrize(("extra", "kept"), [(0, False), (NOT_FOUND_MAX_CHARS_DEFAULT, True)])
+def test_error_page_rule_only_for_short_bodies(extra: int, kept: bool) -> None:
+    page = parse_page(
+        "<title>Not found</title><p>" + "x" * (NOT_FOUND_MAX_CHARS_DEFAULT - 1 + extra)
+    )
+    assert bool(keep_blocks(page, np.array([0.9]), 0.5, DEFAULT)) is kept
 
 
 def test_json_ld_article_body_is_used_as_evidence() -> None:
@@ -111,9 +123,9 @@ def test_minimum_body_length_on_both_sides(chars: int, kept: bool) -> None:
     assert bool(keep_blocks(page, np.array([0.9]), 0.5, DEFAULT)) is kept
 
 
-@pytest.mark.parametrize(("link_chars", "kept"), [(49, True), (50, True), (51, False)])
+@pytest.mark.parametrize(("link_chars", "kept"), [(79, True), (80, True), (81, False)])
 def test_a_body_of_links_is_no_article(link_chars: int, kept: bool) -> None:
-    assert MAX_KEPT_LINK_SHARE_DEFAULT == 0.5
+    assert MAX_KEPT_LINK_SHARE_DEFAULT == 0.8
     links = "y" * link_chars
     page = parse_page(f"<p>{'x' * (100 - link_chars)}<a href='/'>{links}</a></p>")
     assert bool(keep_blocks(page, np.array([0.9]), 0.5, DEFAULT)) is kept

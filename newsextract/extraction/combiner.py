@@ -23,11 +23,21 @@ MIN_ARTICLE_BODY_TOKENS_DEFAULT = 50
 #: Weight of the JSON-LD overlap against method E's posterior when the page has an
 #: ``articleBody``; 0.5 = equal say (calibrated on dragnet + msv_chaos pages that have one).
 ARTICLE_BODY_WEIGHT_DEFAULT = 0.5
-#: A body with fewer characters than this is no article (a 404 or an index page).
-MIN_BODY_CHARS_DEFAULT = 80
+#: A body with fewer characters than this is no article. Dragnet has real bodies of 40-80
+#: characters (a photo caption, a one-line post), so the bar is low.
+MIN_BODY_CHARS_DEFAULT = 20
 #: A body whose characters are mostly link text is a list of teasers (an index page), not an
-#: article. No development page with gold text reaches 0.5.
-MAX_KEPT_LINK_SHARE_DEFAULT = 0.5
+#: article. On dragnet, 0.5 emptied five real bodies (link shares 0.49-0.64, one of 44,000
+#: characters) and 0.8 only two link-only bodies of about 50 characters.
+MAX_KEPT_LINK_SHARE_DEFAULT = 0.8
+#: A short body on a page whose title says "not found" is an error page's message.
+NOT_FOUND_MAX_CHARS_DEFAULT = 300
+_NOT_FOUND = re.compile(
+    r"\b404\b|not found|page (?:does not|doesn't|cannot|can't|could not) (?:exist|be found)"
+    r"|no longer (?:available|exists)|\u898b\u3064\u304b\u308a\u307e\u305b\u3093"
+    r"|\u9875\u9762\u4e0d\u5b58\u5728|\u627e\u4e0d\u5230",
+    re.I,
+)
 
 _WORD = re.compile(r"\w+")
 
@@ -39,6 +49,7 @@ class CombinerConfig:
     article_body_weight: float = ARTICLE_BODY_WEIGHT_DEFAULT
     min_body_chars: int = MIN_BODY_CHARS_DEFAULT
     max_kept_link_share: float = MAX_KEPT_LINK_SHARE_DEFAULT
+    not_found_max_chars: int = NOT_FOUND_MAX_CHARS_DEFAULT
     model: ClassifierModel | None = None  # None: the model shipped in the package
 
 
@@ -122,4 +133,13 @@ def keep_blocks(
     links = sum(page.blocks[i].link_chars for i in kept)
     if chars < config.min_body_chars or links > config.max_kept_link_share * chars:
         return ()
+    if chars < config.not_found_max_chars and is_error_page(page, kept):
+        return ()
     return kept
+
+
+def is_error_page(page: Page, kept: tuple[int, ...]) -> bool:
+    """The title, a heading or the kept text says the page was not found."""
+    texts = [page.structured.title] + [page.blocks[i].text for i in kept]
+    texts += [block.text for block in page.blocks if block.tag in ("h1", "h2")][:3]
+    return any(_NOT_FOUND.search(text) for text in texts)

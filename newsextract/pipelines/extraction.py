@@ -45,6 +45,8 @@ def article_item(item: PageItem, article: Article) -> ArticleItem:
 
 def parse_item(item: PageItem) -> Page:
     """The page model of a fetched page, or DropPage saying why there is none."""
+    if item.page is not None:
+        return item.page
     if not item.body.strip():
         raise DropPage("empty response body", stage="decode")
     try:

@@ -151,8 +151,11 @@ class SiteLearner:
         return self._collect(key, item, page)
 
     def _parse(self, item: PageItem) -> Page | None:
+        if item.page is not None:
+            return item.page
         try:
-            return parse_page(item.body, item.url, item.content_type or None)
+            item.page = parse_page(item.body, item.url, item.content_type or None)
+            return item.page
         except NotHTMLError:
             return None  # single-page extraction records the failure
 
