@@ -15,7 +15,7 @@ from newsextract.templates.config import TemplateConfig
 from newsextract.templates.sitemode import extract_site_mode
 
 pytestmark = pytest.mark.accuracy
-TEMPLATE_ONLY = TemplateConfig(single_page_veto=False)
+TEMPLATE_ONLY = TemplateConfig(single_page_veto=False, combine_single=False)
 
 # (data set, group field, smallest group, F1 floor, floor of the share of pages at F1 >= 0.9)
 # Measured: msv_big9_dev 0.967 (0.97), cleanportaleval 0.957 (0.89), dragnet's sites with 5+

@@ -79,7 +79,7 @@ QUIET = {"LOGSTATS_INTERVAL": 0}  # Scrapy's periodic stats log needs a running 
 
 
 def make_log(tmp_path: Path, **settings: Any) -> tuple[FailureLog, Any, Spider]:
-    crawler = get_crawler(Spider, {**QUIET, **settings})
+    crawler = get_crawler(Spider, {**QUIET, "NEWSEXTRACT_DATA_DIR": str(tmp_path), **settings})
     log = FailureLog.from_crawler(crawler)
     spider = Spider("news")
     spider.site_name = "127.0.0.1"  # type: ignore[attr-defined]
@@ -157,7 +157,7 @@ def test_every_source_of_failure_becomes_a_line(tmp_path: Path) -> None:
 
 
 def test_failures_are_counted_without_a_file_and_articles_are_counted(tmp_path: Path) -> None:
-    log, crawler, spider = make_log(tmp_path)
+    log, crawler, spider = make_log(tmp_path, NEWSEXTRACT_FAILURES="none")
     crawler.signals.send_catch_log(
         failure_recorded, failure=FailureItem(URL, "http", "HTTP 404", 404)
     )
@@ -168,6 +168,13 @@ def test_failures_are_counted_without_a_file_and_articles_are_counted(tmp_path: 
     assert crawler.stats.get_value("newsextract/failures/http") == 1
     assert crawler.stats.get_value("newsextract/articles") == 1
     assert list(tmp_path.iterdir()) == []
+
+
+def test_failures_go_to_the_data_dir_by_default(tmp_path: Path) -> None:
+    log, crawler, spider = make_log(tmp_path)
+    crawler.signals.send_catch_log(failure_recorded, failure=FailureItem(URL, "http", "x", 500))
+    crawler.signals.send_catch_log(signals.spider_closed, spider=spider, reason="finished")
+    assert [r["url"] for r in read(tmp_path / "failures" / "news.jsonl")] == [URL]
 
 
 def test_the_failure_file_is_appended_to_across_runs(tmp_path: Path) -> None:

@@ -60,3 +60,20 @@ def test_region_must_be_found_exactly_once() -> None:
     page = parse_page("<html><body><div class='a'>x</div><div class='a'>y</div></body></html>")
     version = RuleVersion("s", "article", 1, bodies=(BodyRule("//div[@class='a']"),))
     assert apply_version(version, page) is None
+
+
+def test_combine_keeps_what_both_agree_on_and_the_head_above() -> None:
+    from dataclasses import replace
+
+    from newsextract.extraction.result import Article
+    from newsextract.templates.combine import combine
+
+    html = "<h1>Title of the story here</h1><div id='main'>" + STORY + "<p>Related: x</p></div>"
+    page = parse_page(f"<html><body>{html}</body></html>")
+    rules = Article(url=None, body="", method="rules", kept_blocks=(1, 2, 3, 4, 5))
+    single = Article(url=None, body="", method="single", kept_blocks=(0, 1, 2, 3, 4))
+    combined = combine(page, rules, single)
+    assert combined.kept_blocks == (0, 1, 2, 3, 4) and combined.method == "template+single"
+    assert combined.body.splitlines()[0] == "Title of the story here"
+    missed = replace(single, kept_blocks=(0,))
+    assert combine(page, rules, missed) is rules  # nothing agreed: the rules stand

@@ -39,7 +39,7 @@ WORDS = [
     "winter",
     "doctors",
 ]
-TEMPLATE_ONLY = TemplateConfig(single_page_veto=False)
+TEMPLATE_ONLY = TemplateConfig(single_page_veto=False, combine_single=False)
 
 
 def sentences(seed: int, count: int) -> list[str]:
@@ -266,7 +266,9 @@ def test_site_mode_learns_saves_and_applies_saved_rules(tmp_path: Path) -> None:
     assert stats.groups == 1 and len(stats.induction_seconds) == 1
     assert len(stats.application_seconds) == 4 and 0 < stats.reduction_ratios[0] < 1
     assert (rules_dir / "example.com.rules.xml").exists()
-    again, stats = extract_site_mode(entries, rules_dir=rules_dir, learn=False)
+    again, stats = extract_site_mode(
+        entries, rules_dir=rules_dir, learn=False, config=TEMPLATE_ONLY
+    )
     assert [o.body for o in again] == [o.body for o in outcomes]
     assert stats.induction_seconds == []
     for outcome in again:

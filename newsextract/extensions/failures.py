@@ -10,13 +10,15 @@ Sources, so that nothing is dropped silently:
 - ``request_dropped`` for a redirect the duplicate filter refused (a redirect loop).
 
 Each record is counted in stats (``newsextract/failures/<stage>``) and, when the setting
-``NEWSEXTRACT_FAILURES`` names a file, written to it as a JSON line (appended, flushed).
+``NEWSEXTRACT_FAILURES`` names a file, written to it as a JSON line (appended, flushed);
+by default ``<NEWSEXTRACT_DATA_DIR>/failures/<spider>.jsonl``, ``none`` for the log only.
 The log also counts the article records scraped (``newsextract/articles``).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from scrapy import Request, Spider, signals
@@ -31,6 +33,7 @@ from scrapy.exceptions import (
     ResponseDataLossError,
 )
 from scrapy.http import Response
+from scrapy.settings import BaseSettings
 from scrapy.spidermiddlewares.httperror import HttpError
 from scrapy.statscollectors import StatsCollector
 from twisted.internet.error import ConnectError, DNSLookupError, TimeoutError
@@ -120,6 +123,20 @@ def first_url(request: Request) -> str:
     return str(chain[0])
 
 
+#: Where failure records go when ``NEWSEXTRACT_FAILURES`` is not set: appended per spider, so
+#: scheduled runs accumulate in one file. ``NEWSEXTRACT_FAILURES=none`` keeps them in the log only.
+DEFAULT_FAILURES_FILE = "failures/%(name)s.jsonl"
+
+
+def failures_path_template(settings: BaseSettings) -> str | None:
+    configured = settings.get("NEWSEXTRACT_FAILURES") or ""
+    if configured.lower() == "none":
+        return None
+    if configured:
+        return str(configured)
+    return str(Path(settings.get("NEWSEXTRACT_DATA_DIR") or "data") / DEFAULT_FAILURES_FILE)
+
+
 class FailureLog:
     """Counts every failure in stats and writes it to the failures file, if one is set."""
 
@@ -131,7 +148,7 @@ class FailureLog:
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> FailureLog:
         assert crawler.stats is not None
-        log = cls(crawler.stats, crawler.settings.get("NEWSEXTRACT_FAILURES") or None)
+        log = cls(crawler.stats, failures_path_template(crawler.settings))
         connect = crawler.signals.connect
         connect(log.spider_opened, signal=signals.spider_opened)
         connect(log.spider_closed, signal=signals.spider_closed)

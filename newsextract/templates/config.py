@@ -13,6 +13,9 @@ from newsextract.templates.validate import ValidateConfig
 MIN_PAGES_DEFAULT = 2
 #: Blocks the single-page answer rejects count as noise when learning the rules (issue 4).
 SINGLE_PAGE_VETO_DEFAULT = True
+#: Site mode narrows each rule answer to what the single-page answer agrees with
+#: ("template+single"): msv_big9_dev 0.978 -> 0.983, cleanportaleval 0.965 -> 0.965.
+COMBINE_SINGLE_DEFAULT = True
 #: Boxes named as noise (comments, related, share) count as noise when learning the rules.
 NAMED_NOISE_DEFAULT = True
 
@@ -22,6 +25,7 @@ class TemplateConfig:
     min_pages: int = MIN_PAGES_DEFAULT
     single_page_veto: bool = SINGLE_PAGE_VETO_DEFAULT
     named_noise: bool = NAMED_NOISE_DEFAULT
+    combine_single: bool = COMBINE_SINGLE_DEFAULT
     noise_weight: float = NOISE_WEIGHT_DEFAULT
     frequency: FrequencyConfig = field(default_factory=FrequencyConfig)
     compile: CompileConfig = field(default_factory=CompileConfig)

@@ -3,6 +3,7 @@ page's body may use everything learned from all pages of its group (never gold t
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -14,6 +15,7 @@ from newsextract.exceptions import NewsExtractError
 from newsextract.extraction import extract_article
 from newsextract.extraction.page import Page, parse_page
 from newsextract.templates.alignment import reduction_ratio
+from newsextract.templates.combine import combine
 from newsextract.templates.config import DEFAULT, TemplateConfig
 from newsextract.templates.site import SiteTemplates
 
@@ -67,7 +69,7 @@ def extract_site_mode(
         if not key.startswith("_single:"):
             templates = _site_templates(key, parsed, rules_dir, learn, config, figures)
         for item in parsed:
-            outcomes[item.entry.id] = _outcome(item, templates, figures)
+            outcomes[item.entry.id] = _outcome(item, templates, figures, config.combine_single)
     stats = SiteModeStats(figures.groups, figures.induction, figures.application, figures.reduction)
     return [outcomes[entry.id] for entry in entries], stats
 
@@ -114,11 +116,17 @@ def _reduction_ratio(pages: Sequence[Page]) -> float:
     return sum(reduction_ratio(a.root, b.root) for a, b in pairs) / len(pairs)
 
 
-def _outcome(item: _Parsed, templates: SiteTemplates | None, figures: _Figures) -> PageOutcome:
+def _outcome(
+    item: _Parsed, templates: SiteTemplates | None, figures: _Figures, combine_single: bool
+) -> PageOutcome:
     if item.page is None:
         return PageOutcome(item.entry, "", "failed", item.seconds, item.error)
     start = time.perf_counter()
     article = templates.extract(item.page) if templates is not None else None
+    if article is not None and combine_single:
+        # without a single-page answer on this page, the rules' answer stands
+        with contextlib.suppress(NewsExtractError):
+            article = combine(item.page, article, extract_article(item.page))
     if article is not None:
         seconds = time.perf_counter() - start
         figures.application.append(seconds)
