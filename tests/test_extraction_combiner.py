@@ -10,14 +10,18 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from newsextract.exceptions import NotHTMLError
-from newsextract.extraction import extract_article, parse_page
+from newsextract.extraction import Page, extract_article, parse_page
+from newsextract.extraction.classifier import block_evidence
 from newsextract.extraction.combiner import (
+    ARTICLE_BODY_DEMOTION_DEFAULT,
     DEFAULT,
     MAX_KEPT_LINK_SHARE_DEFAULT,
+    MIN_ARTICLE_BODY_OVERLAP_DEFAULT,
     MIN_BODY_CHARS_DEFAULT,
     NOT_FOUND_MAX_CHARS_DEFAULT,
     CombinerConfig,
     article_body_tokens,
+    combined_scores,
     keep_blocks,
     token_overlap,
 )
@@ -178,3 +182,28 @@ def test_random_markup_never_crashes(markup: str) -> None:
     article = extract_article(page)
     for index in article.kept_blocks:
         assert index >= 0
+
+
+def _json_ld_page() -> Page:
+    text = " ".join([PARAGRAPH] * 2)
+    head = '<script type="application/ld+json">' + json.dumps({"articleBody": text}) + "</script>"
+    return parse_page(_article(head))
+
+
+def test_blocks_missing_from_the_article_body_are_demoted() -> None:
+    page = _json_ld_page()
+    evidence = block_evidence(page)
+    scores = combined_scores(page, evidence, DEFAULT)
+    overlap = token_overlap([b.text for b in page.blocks], article_body_tokens(page, DEFAULT))
+    demoted = overlap < MIN_ARTICLE_BODY_OVERLAP_DEFAULT
+    assert demoted.any() and not demoted.all()
+    expected = np.where(demoted, evidence.final * ARTICLE_BODY_DEMOTION_DEFAULT, evidence.final)
+    assert np.allclose(scores, expected)
+
+
+def test_article_body_is_the_fallback_when_the_classifier_keeps_nothing() -> None:
+    page = _json_ld_page()
+    strict = CombinerConfig(threshold=0.99999)
+    assert not (block_evidence(page).final >= strict.threshold).any()
+    body = extract_article(page, strict).body.split("\n")
+    assert len(body) == 4 and all(line.startswith(PARAGRAPH) for line in body)

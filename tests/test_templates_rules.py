@@ -77,3 +77,12 @@ def test_combine_keeps_what_both_agree_on_and_the_head_above() -> None:
     assert combined.body.splitlines()[0] == "Title of the story here"
     missed = replace(single, kept_blocks=(0,))
     assert combine(page, rules, missed) is rules  # nothing agreed: the rules stand
+
+
+def test_agreement_is_the_mean_f1_of_rules_against_single() -> None:
+    from newsextract.templates.combine import agreement
+
+    same = "one two three four five six"
+    assert agreement([(same, same, "en")]) == 1.0
+    assert agreement([(same, same, "en"), ("other words entirely here", same, "en")]) == 0.5
+    assert agreement([]) == 1.0

@@ -337,3 +337,19 @@ def test_a_broken_rule_file_is_neither_used_nor_overwritten(tmp_path: Path) -> N
     assert site.learn([p for p, _ in pages(old_design, 3)]) is not None
     assert site.has_rules()  # learned, kept in memory
     assert path.read_text() == "<site name='example.com'><rules><body pivot="
+
+
+def test_site_mode_trusts_the_template_only_where_it_agrees_with_single(tmp_path: Path) -> None:
+    from dataclasses import replace
+
+    from newsextract.templates.config import DEFAULT
+    from newsextract.templates.sitemode import extract_site_mode
+
+    entries = list(read_manifest(write_manifest(tmp_path / "data", old_design, 3)))
+    trusting = replace(DEFAULT, single_page_veto=False, min_agreement=0.0)
+    outcomes, _ = extract_site_mode(entries, config=trusting)
+    assert {o.method for o in outcomes} == {"template+single"}
+    doubting = replace(trusting, min_agreement=1.01)  # no site can agree this much
+    outcomes, stats = extract_site_mode(entries, config=doubting)
+    assert all(o.method.startswith("single") for o in outcomes)
+    assert len(stats.application_seconds) == 3  # the rules were still applied and timed

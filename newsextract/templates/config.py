@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from newsextract.templates.combine import MIN_AGREEMENT_DEFAULT
 from newsextract.templates.compile import CompileConfig
 from newsextract.templates.evidence import NOISE_WEIGHT_DEFAULT
 from newsextract.templates.frequency import FrequencyConfig
@@ -26,6 +27,7 @@ class TemplateConfig:
     single_page_veto: bool = SINGLE_PAGE_VETO_DEFAULT
     named_noise: bool = NAMED_NOISE_DEFAULT
     combine_single: bool = COMBINE_SINGLE_DEFAULT
+    min_agreement: float = MIN_AGREEMENT_DEFAULT
     noise_weight: float = NOISE_WEIGHT_DEFAULT
     frequency: FrequencyConfig = field(default_factory=FrequencyConfig)
     compile: CompileConfig = field(default_factory=CompileConfig)

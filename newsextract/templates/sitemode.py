@@ -1,9 +1,15 @@
 """Site mode for the batch and eval commands: pages sharing a group value form a site; each
-page's body may use everything learned from all pages of its group (never gold text)."""
+page's body may use everything learned from all pages of its group (never gold text).
+
+Each site's rules are learned from its pages (or read from the rules directory), then every
+page gets the rules' answer and the single-page answer. Where the two agree on the site as a
+whole, the page's body is the rules' answer narrowed to what the single-page answer keeps
+(``template+single``); where they do not, the site's template is not trusted and the
+single-page answers stand. Pages without rules, and sites of one page, get single mode.
+"""
 
 from __future__ import annotations
 
-import contextlib
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -14,8 +20,9 @@ from newsextract.evaluation.outcome import PageOutcome
 from newsextract.exceptions import NewsExtractError
 from newsextract.extraction import extract_article
 from newsextract.extraction.page import Page, parse_page
+from newsextract.extraction.result import Article
 from newsextract.templates.alignment import reduction_ratio
-from newsextract.templates.combine import combine
+from newsextract.templates.combine import agreement, combine
 from newsextract.templates.config import DEFAULT, TemplateConfig
 from newsextract.templates.site import SiteTemplates
 
@@ -68,8 +75,8 @@ def extract_site_mode(
         templates = None
         if not key.startswith("_single:"):
             templates = _site_templates(key, parsed, rules_dir, learn, config, figures)
-        for item in parsed:
-            outcomes[item.entry.id] = _outcome(item, templates, figures, config.combine_single)
+        for outcome in _group_outcomes(parsed, templates, figures, config):
+            outcomes[outcome.entry.id] = outcome
     stats = SiteModeStats(figures.groups, figures.induction, figures.application, figures.reduction)
     return [outcomes[entry.id] for entry in entries], stats
 
@@ -116,26 +123,65 @@ def _reduction_ratio(pages: Sequence[Page]) -> float:
     return sum(reduction_ratio(a.root, b.root) for a, b in pairs) / len(pairs)
 
 
-def _outcome(
-    item: _Parsed, templates: SiteTemplates | None, figures: _Figures, combine_single: bool
-) -> PageOutcome:
+@dataclass
+class _Answers:
+    """One page's answers: the rules' (timed) and the single-page one."""
+
+    item: _Parsed
+    rules: Article | None = None
+    single: Article | None = None
+    error: str | None = None
+    seconds: float = 0.0  # both answers
+    rules_seconds: float = 0.0  # applying the rules alone
+
+
+def _group_outcomes(
+    parsed: list[_Parsed],
+    templates: SiteTemplates | None,
+    figures: _Figures,
+    config: TemplateConfig,
+) -> list[PageOutcome]:
+    answers = [_answers(item, templates, config.combine_single) for item in parsed]
+    for answer in answers:
+        if answer.rules is not None:
+            figures.application.append(answer.rules_seconds)
+    pairs = [
+        (a.rules.body, a.single.body, a.item.entry.lang)
+        for a in answers
+        if a.rules is not None and a.single is not None
+    ]
+    trusted = not pairs or agreement(pairs) >= config.min_agreement
+    return [_outcome(answer, config.combine_single, trusted) for answer in answers]
+
+
+def _answers(item: _Parsed, templates: SiteTemplates | None, with_single: bool) -> _Answers:
+    answer = _Answers(item)
+    if item.page is None:
+        return answer
+    start = time.perf_counter()
+    answer.rules = templates.extract(item.page) if templates is not None else None
+    answer.seconds = answer.rules_seconds = time.perf_counter() - start
+    if answer.rules is None or with_single:
+        start = time.perf_counter()
+        try:
+            answer.single = extract_article(item.page)
+        except NewsExtractError as error:
+            answer.error = f"{type(error).__name__}: {error}"
+        answer.seconds += time.perf_counter() - start
+    return answer
+
+
+def _outcome(answer: _Answers, combine_single: bool, trusted: bool) -> PageOutcome:
+    """The rules' answer, narrowed by the single-page one where the site's rules and the
+    single-page answers agree; the single-page answer where they do not, or without rules."""
+    item, seconds = answer.item, answer.item.seconds + answer.seconds
     if item.page is None:
         return PageOutcome(item.entry, "", "failed", item.seconds, item.error)
-    start = time.perf_counter()
-    article = templates.extract(item.page) if templates is not None else None
-    if article is not None and combine_single:
-        # without a single-page answer on this page, the rules' answer stands
-        with contextlib.suppress(NewsExtractError):
-            article = combine(item.page, article, extract_article(item.page))
-    if article is not None:
-        seconds = time.perf_counter() - start
-        figures.application.append(seconds)
-        return PageOutcome(item.entry, article.body, article.method, item.seconds + seconds)
-    try:
-        single = extract_article(item.page)
-    except NewsExtractError as error:
-        seconds = item.seconds + time.perf_counter() - start
-        return PageOutcome(item.entry, "", "failed", seconds, f"{type(error).__name__}: {error}")
-    return PageOutcome(
-        item.entry, single.body, single.method, item.seconds + time.perf_counter() - start
-    )
+    chosen = answer.rules
+    if answer.single is not None and (chosen is None or (combine_single and not trusted)):
+        chosen = answer.single
+    elif chosen is not None and answer.single is not None and combine_single:
+        chosen = combine(item.page, chosen, answer.single)
+    if chosen is None:
+        return PageOutcome(item.entry, "", "failed", seconds, answer.error)
+    return PageOutcome(item.entry, chosen.body, chosen.method, seconds)
