@@ -133,6 +133,10 @@ def test_combination_modes_of_the_paper() -> None:
     layout, language = np.array([0.9, 0.2]), np.array([0.1, 0.6])
     assert np.allclose(combine_posteriors(layout, language, "max", 0.7), [0.9, 0.6])
     assert np.allclose(combine_posteriors(layout, language, "weighted", 0.7), [0.66, 0.32])
+    # a page the language model does not know: the layout classifier decides alone
+    assert np.allclose(combine_posteriors(layout, language, "weighted", 0.7, 0.0), layout)
+    assert np.allclose(combine_posteriors(layout, language, "weighted", 0.7, 0.5), [0.78, 0.26])
+    assert np.allclose(combine_posteriors(layout, language, "max", 0.7, 0.49), layout)
 
 
 def test_labels_are_the_share_of_shingles_in_the_gold_text() -> None:

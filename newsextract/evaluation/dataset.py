@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import codecs
 import gzip
 import json
 from collections.abc import Iterator
@@ -28,12 +29,23 @@ class ManifestEntry:
     def read_gold(self) -> str:
         if self.text_path is None:
             raise FileNotFoundError(f"page {self.id} has no gold text")
-        return self.text_path.read_text(encoding="utf-8")
+        return decode_text_file(self.text_path.read_bytes())
 
     def group_key(self, field_name: str) -> str:
         """The value pages are grouped by (a site); pages without one stand alone."""
         value = self.fields.get(field_name)
         return str(value) if value else f"_single:{self.id}"
+
+
+def decode_text_file(data: bytes) -> str:
+    """Gold text is UTF-8, but some files of the public sets are UTF-16 with a BOM.
+
+    >>> decode_text_file("ab".encode("utf-16"))
+    'ab'
+    """
+    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        return data.decode("utf-16")
+    return data.decode("utf-8-sig", errors="replace")
 
 
 def read_manifest(path: str | Path) -> Iterator[ManifestEntry]:

@@ -50,6 +50,13 @@ class LanguageModel:
     def posterior(self, table: BlockTable) -> np.ndarray:
         return sigmoid(self.features(table) @ np.asarray(self.weights))
 
+    def coverage(self, table: BlockTable) -> float:
+        """Share of the page's words found in the model's vocabulary."""
+        if not table.tokens:
+            return 0.0
+        known = sum(1 for token in table.tokens if token in self.log_odds)
+        return known / len(table.tokens)
+
     def features(self, table: BlockTable) -> np.ndarray:
         """Per block: bias, mean log-odds of known words, log of their count, the product."""
         n = len(table.chars)
@@ -146,13 +153,24 @@ class BlockEvidence:
 
 
 def combine_posteriors(
-    layout: np.ndarray, language: np.ndarray, mode: str, layout_weight: float
+    layout: np.ndarray,
+    language: np.ndarray,
+    mode: str,
+    layout_weight: float,
+    coverage: float = 1.0,
 ) -> np.ndarray:
-    """The paper's two ways to join the classifiers."""
+    """The paper's two ways to join the classifiers, scaled by the language model's coverage.
+
+    ``coverage`` is the share of the page's words the language model knows: on a page in a
+    language it never saw it would vote "noise" for everything, so its say shrinks to nothing
+    and the layout classifier decides alone. (Held out of training, the Chinese set scored
+    0.925 F1 with layout alone and 0.795 after an unscaled 0.7 / 0.3 combination.)
+    """
     if mode == "max":
-        highest: np.ndarray = np.maximum(layout, language)
+        highest: np.ndarray = np.where(coverage >= 0.5, np.maximum(layout, language), layout)
         return highest
-    weighted: np.ndarray = layout_weight * layout + (1.0 - layout_weight) * language
+    language_weight = (1.0 - layout_weight) * float(np.clip(coverage, 0.0, 1.0))
+    weighted: np.ndarray = (1.0 - language_weight) * layout + language_weight * language
     return weighted
 
 
@@ -161,7 +179,8 @@ def block_evidence(page: Page, model: ClassifierModel | None = None) -> BlockEvi
     table = read_blocks(page)
     layout = model.layout.predict(layout_features(table, model.names))
     language = model.language.posterior(table)
-    first = combine_posteriors(layout, language, model.combination, model.layout_weight)
+    coverage = model.language.coverage(table)
+    first = combine_posteriors(layout, language, model.combination, model.layout_weight, coverage)
     title = title_blocks(page)
     final = model.context.predict(context_features(table, first, title))
     return BlockEvidence(table, layout, language, first, title, final)

@@ -261,7 +261,9 @@ class FirstStage:
 
     def posterior(self, sample: PageSample, mode: str, weight: float) -> np.ndarray:
         layout = self.layout.predict(layout_features(sample.table, self.names))
-        return combine_posteriors(layout, self.language.posterior(sample.table), mode, weight)
+        language = self.language.posterior(sample.table)
+        coverage = self.language.coverage(sample.table)
+        return combine_posteriors(layout, language, mode, weight, coverage)
 
 
 def cross_fit_first_stage(
@@ -316,7 +318,8 @@ def fit_model(
 def predict_sample(model: ClassifierModel, sample: PageSample) -> np.ndarray:
     layout = model.layout.predict(layout_features(sample.table, model.names))
     language = model.language.posterior(sample.table)
-    first = combine_posteriors(layout, language, model.combination, model.layout_weight)
+    coverage = model.language.coverage(sample.table)
+    first = combine_posteriors(layout, language, model.combination, model.layout_weight, coverage)
     return model.context.predict(context_features(sample.table, first, sample.title))
 
 

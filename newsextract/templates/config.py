@@ -15,7 +15,8 @@ MIN_PAGES_DEFAULT = 2
 #: Blocks the single-page answer rejects count as noise when learning the rules (issue 4).
 SINGLE_PAGE_VETO_DEFAULT = True
 #: Site mode narrows each rule answer to what the single-page answer agrees with
-#: ("template+single"): msv_big9_dev 0.978 -> 0.983, cleanportaleval 0.965 -> 0.965.
+#: ("template+single"): msv_big9_dev 0.978 -> 0.983, cleanportaleval 0.965 -> 0.965, with
+#: the method E combiner of 2026-11-29 as the single-page answer.
 COMBINE_SINGLE_DEFAULT = True
 #: Boxes named as noise (comments, related, share) count as noise when learning the rules.
 NAMED_NOISE_DEFAULT = True
