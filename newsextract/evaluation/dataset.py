@@ -37,14 +37,23 @@ class ManifestEntry:
         return str(value) if value else f"_single:{self.id}"
 
 
+# dragnet has UTF-16 gold files that were read as Latin-1 and written out as UTF-8.
+_UTF16_BOM_READ_AS_LATIN1 = (
+    codecs.BOM_UTF16_LE.decode("latin-1").encode("utf-8"),
+    codecs.BOM_UTF16_BE.decode("latin-1").encode("utf-8"),
+)
+
+
 def decode_text_file(data: bytes) -> str:
     """Gold text is UTF-8, but some files of the public sets are UTF-16 with a BOM.
 
     >>> decode_text_file("ab".encode("utf-16"))
     'ab'
     """
+    if data.startswith(_UTF16_BOM_READ_AS_LATIN1):
+        data = data.decode("utf-8").encode("latin-1")  # a converter's double encoding
     if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
-        return data.decode("utf-16")
+        return data.decode("utf-16", errors="replace")
     return data.decode("utf-8-sig", errors="replace")
 
 
