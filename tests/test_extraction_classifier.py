@@ -18,9 +18,8 @@ from newsextract.extraction.classifier import (
     default_model,
     title_blocks,
 )
+from newsextract.extraction.context import context_feature_names, context_features
 from newsextract.extraction.features import (
-    context_feature_names,
-    context_features,
     feature_names,
     layout_features,
     read_blocks,

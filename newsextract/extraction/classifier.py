@@ -23,10 +23,9 @@ import numpy as np
 
 from newsextract.exceptions import ExtractionError
 from newsextract.extraction.boosting import TreeEnsemble, sigmoid
+from newsextract.extraction.context import context_feature_names, context_features
 from newsextract.extraction.features import (
     BlockTable,
-    context_feature_names,
-    context_features,
     feature_names,
     layout_features,
     read_blocks,
@@ -54,7 +53,7 @@ class LanguageModel:
         """Share of the page's words found in the model's vocabulary."""
         if not table.tokens:
             return 0.0
-        known = sum(1 for token in table.tokens if token in self.log_odds)
+        known = sum(map(self.log_odds.__contains__, table.tokens))
         return known / len(table.tokens)
 
     def features(self, table: BlockTable) -> np.ndarray:

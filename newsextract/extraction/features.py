@@ -468,11 +468,12 @@ def _subtree_features(table: BlockTable, links: np.ndarray, ends: np.ndarray) ->
 def _neighbour_features(log_chars: np.ndarray, links: np.ndarray, ends: np.ndarray) -> np.ndarray:
     columns = []
     for offset in (-2, -1, 1, 2):
-        columns += [_shift(log_chars, offset), _shift(links, offset, 1.0), _shift(ends, offset)]
+        columns += [shift(log_chars, offset), shift(links, offset, 1.0), shift(ends, offset)]
     return np.column_stack(columns)
 
 
-def _shift(values: np.ndarray, offset: int, fill: float = 0.0) -> np.ndarray:
+def shift(values: np.ndarray, offset: int, fill: float = 0.0) -> np.ndarray:
+    """``values`` moved by ``offset`` places (the neighbour's value), ``fill`` past the ends."""
     out = np.full_like(values, fill)
     if offset < 0 and -offset < len(values):
         out[-offset:] = values[:offset]
@@ -500,56 +501,6 @@ def _page_features(table: BlockTable, links: np.ndarray) -> np.ndarray:
     )
 
 
-#: Ancestor levels whose content mass becomes a context feature (the top-down step).
-CONTEXT_LEVELS_DEFAULT = (1, 2, 3, 5, 8)
-
-
-def context_feature_names() -> tuple[str, ...]:
-    """Column names of :func:`context_features`."""
-    names = ["logit", "nb-2_p", "nb-1_p", "nb1_p", "nb2_p", "win3_p", "win8_p"]
-    for level in CONTEXT_LEVELS_DEFAULT:
-        names += [f"up{level}_mean_p", f"up{level}_mass"]
-    names += ["in_best", "best_mass", "best_purity", "in_span", "page_max_p", "page_mass"]
-    names += ["title_match", "after_title", "log_chars", "link_density"]
-    return tuple(names)
-
-
-def context_features(table: BlockTable, p: np.ndarray, title: np.ndarray) -> np.ndarray:
-    """Second-stage features: a block's first-stage posterior seen with its surroundings.
-
-    This is the top-down part of method E done on the DOM: each enclosing element is judged
-    by the content mass (posterior times characters) of its subtree, and a block inside the
-    element holding most of the page's content mass gets that as evidence.
-    """
-    n = len(p)
-    if n == 0:
-        return np.zeros((0, len(context_feature_names())))
-    chars = np.maximum(table.chars, 1.0)
-    mass = p * chars
-    total_mass = max(float(mass.sum()), 1e-9)
-    logit = np.log(np.clip(p, 1e-4, 1 - 1e-4) / np.clip(1 - p, 1e-4, 1))
-    columns = [logit] + [_shift(p, k) for k in (-2, -1, 1, 2)]
-    columns += [_window_mean(mass, chars, 3), _window_mean(mass, chars, 8)]
-    element_mass, element_chars = _element_totals(table, mass, chars)
-    for level in CONTEXT_LEVELS_DEFAULT:
-        column = table.ancestors[:, min(level, table.ancestors.shape[1] - 1)]
-        here = column >= 0
-        pick = np.where(here, column, 0)
-        columns.append(np.where(here, element_mass[pick] / element_chars[pick], p))
-        columns.append(np.where(here, element_mass[pick] / total_mass, 1.0))
-    columns += _best_container(table, element_mass, element_chars, total_mass)
-    columns += [_inside_span(p), np.full(n, p.max()), np.full(n, np.log1p(total_mass))]
-    after = np.cumsum(title) > 0
-    columns += [title.astype(float), after.astype(float), np.log1p(table.chars)]
-    columns.append(table.link_chars / chars)
-    return np.column_stack(columns)
-
-
-def _window_mean(mass: np.ndarray, chars: np.ndarray, half: int) -> np.ndarray:
-    mean: np.ndarray = window_sum(mass, half) / window_sum(chars, half)
-    return mean
-
-
 def window_sum(values: np.ndarray, half: int) -> np.ndarray:
     """Sum of ``values[i - half : i + half + 1]`` for every i, clipped at the ends."""
     cum = np.concatenate([[0.0], np.cumsum(values)])
@@ -557,37 +508,3 @@ def window_sum(values: np.ndarray, half: int) -> np.ndarray:
     index = np.arange(n)
     result: np.ndarray = cum[np.minimum(index + half + 1, n)] - cum[np.maximum(index - half, 0)]
     return result
-
-
-def _element_totals(
-    table: BlockTable, mass: np.ndarray, chars: np.ndarray
-) -> tuple[np.ndarray, np.ndarray]:
-    anc = table.ancestors
-    valid = anc >= 0
-    rows = np.repeat(np.arange(len(anc)), valid.sum(axis=1))
-    ids = anc[valid]
-    size = max(len(table.element_flags), 1)
-    element_mass = np.bincount(ids, mass[rows], minlength=size)
-    element_chars = np.maximum(np.bincount(ids, chars[rows], minlength=size), 1.0)
-    return element_mass, element_chars
-
-
-def _best_container(
-    table: BlockTable, element_mass: np.ndarray, element_chars: np.ndarray, total_mass: float
-) -> list[np.ndarray]:
-    """Readability's vote: the element with the most content mass, discounted by its noise."""
-    n = len(table.chars)
-    score = element_mass**2 / element_chars
-    best = int(np.argmax(score))
-    inside = (table.ancestors == best).any(axis=1).astype(float)
-    purity = element_mass[best] / element_chars[best]
-    return [inside, np.full(n, element_mass[best] / total_mass), np.full(n, purity)]
-
-
-def _inside_span(p: np.ndarray) -> np.ndarray:
-    """1 between the first and the last block the first stage is confident about."""
-    sure = np.flatnonzero(p >= 0.5)
-    span = np.zeros(len(p))
-    if len(sure):
-        span[sure[0] : sure[-1] + 1] = 1.0
-    return span

@@ -36,10 +36,9 @@ from newsextract.extraction.classifier import (
     combine_posteriors,
     title_blocks,
 )
+from newsextract.extraction.context import context_feature_names, context_features
 from newsextract.extraction.features import (
     BlockTable,
-    context_feature_names,
-    context_features,
     feature_names,
     layout_features,
     read_blocks,
