@@ -31,7 +31,7 @@ FAST_SETTINGS: dict[str, str] = {
     "AUTOTHROTTLE_ENABLED": "False",
     "DOWNLOAD_DELAY": "0",
     "CONCURRENT_REQUESTS_PER_DOMAIN": "8",
-    "DOWNLOAD_TIMEOUT": "2",
+    "DOWNLOAD_TIMEOUT": "6",  # generous: a loaded CI machine delays the reactor
     "RETRY_TIMES": "1",
     "HTTPCACHE_ENABLED": "False",
     "TELNETCONSOLE_ENABLED": "False",

@@ -38,8 +38,8 @@ from newsextract.extraction.encoding import decode_html
 PAGES_PER_SITE_DEFAULT = 8
 #: Articles a listing page shows before its "next page" link.
 LISTING_PAGE_SIZE_DEFAULT = 5
-#: Seconds the slow page waits: well over the DOWNLOAD_TIMEOUT the tests set (2 s).
-SLOW_DELAY_DEFAULT = 5.0
+#: Seconds the slow page waits: well over the DOWNLOAD_TIMEOUT the tests set (6 s).
+SLOW_DELAY_DEFAULT = 15.0
 #: The id range served at /news/<id>.html and its gaps (a run of three misses included).
 NEWS_IDS = range(1, 41)
 NEWS_GAPS = frozenset({5, 12, 13, 14, 27, 33})

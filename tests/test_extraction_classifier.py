@@ -235,3 +235,19 @@ def test_train_command_is_reproducible(tmp_path: Path, monkeypatch: pytest.Monke
 
 def test_train_command_refuses_missing_sets(tmp_path: Path) -> None:
     assert main(["train", "--data", str(tmp_path), "--sets", "nothing"]) == 2
+
+
+def test_train_holdout_scores_each_set_and_writes_no_model(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr(training, "LAYOUT_TREES", BoostingConfig(trees=8, depth=3, seed=1))
+    monkeypatch.setattr(training, "CONTEXT_TREES", BoostingConfig(trees=5, depth=2, seed=2))
+    for name in ("first", "second"):
+        _tiny_set(tmp_path / "data" / name)
+    out = tmp_path / "model.json"
+    argv = ["train", "--data", str(tmp_path / "data"), "--sets", "first,second", "--out", str(out)]
+    assert main([*argv, "--holdout"]) == 0
+    printed = capsys.readouterr().out
+    assert "held out first: pages 4 " in printed
+    assert "held out second: pages 4 " in printed
+    assert not out.exists()
