@@ -7,7 +7,7 @@ import importlib
 import sys
 from collections.abc import Sequence
 
-# command name -> (module, help); each module has ``add_arguments(parser)`` and ``run(args) -> int``.
+# command name -> (module, help); each module has ``add_arguments(parser)`` and ``run(args)``.
 # Only the chosen command's module is imported, so one command's dependencies never slow another.
 COMMANDS: dict[str, tuple[str, str]] = {
     "extract": ("newsextract.evaluation.extract_command", "extract one page's article"),
