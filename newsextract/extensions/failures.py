@@ -39,7 +39,7 @@ from scrapy.statscollectors import StatsCollector
 from twisted.internet.error import ConnectError, DNSLookupError, TimeoutError
 from twisted.python.failure import Failure
 
-from newsextract.extensions.jsonl import JsonLinesFile, resolve_path, utc_now
+from newsextract.extensions.jsonl import SpiderRecordLog, utc_now
 from newsextract.items import ArticleItem, FailureItem
 
 #: Sent by spiders for a failure only they can see: ``failure=FailureItem``.
@@ -137,13 +137,12 @@ def failures_path_template(settings: BaseSettings) -> str | None:
     return str(Path(settings.get("NEWSEXTRACT_DATA_DIR") or "data") / DEFAULT_FAILURES_FILE)
 
 
-class FailureLog:
+class FailureLog(SpiderRecordLog):
     """Counts every failure in stats and writes it to the failures file, if one is set."""
 
     def __init__(self, stats: StatsCollector, path_template: str | None = None) -> None:
+        super().__init__(path_template)
         self.stats = stats
-        self.path_template = path_template
-        self.file: JsonLinesFile | None = None
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> FailureLog:
@@ -160,20 +159,10 @@ class FailureLog:
         connect(log.request_dropped, signal=signals.request_dropped)
         return log
 
-    def spider_opened(self, spider: Spider) -> None:
-        if self.path_template:
-            self.file = JsonLinesFile(resolve_path(self.path_template, spider.name))
-            self.file.open()
-
-    def spider_closed(self, spider: Spider) -> None:
-        if self.file is not None:
-            self.file.close()
-
     def record(self, failure: FailureItem) -> None:
         self.stats.inc_value("newsextract/failures")
         self.stats.inc_value(f"newsextract/failures/{failure.stage}")
-        if self.file is not None:
-            self.file.write(failure)
+        self.write(failure)
 
     def failure_recorded(self, failure: FailureItem) -> None:
         self.record(failure)

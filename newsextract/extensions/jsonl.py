@@ -8,6 +8,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, Any
 
+from scrapy import Spider
+
 
 def utc_now() -> str:
     """The current time as the records write it: ISO 8601, UTC, whole seconds."""
@@ -48,3 +50,25 @@ class JsonLinesFile:
         if self._file is not None:
             self._file.close()
             self._file = None
+
+
+class SpiderRecordLog:
+    """Base of the record logs: a JSON-lines file per spider, opened from a path template
+    (``None``: count only, write nothing)."""
+
+    def __init__(self, path_template: str | None = None) -> None:
+        self.path_template = path_template
+        self.file: JsonLinesFile | None = None
+
+    def spider_opened(self, spider: Spider) -> None:
+        if self.path_template:
+            self.file = JsonLinesFile(resolve_path(self.path_template, spider.name))
+            self.file.open()
+
+    def spider_closed(self, spider: Spider) -> None:
+        if self.file is not None:
+            self.file.close()
+
+    def write(self, record: Any) -> None:
+        if self.file is not None:
+            self.file.write(record)

@@ -8,22 +8,21 @@ names a file, appends it there as a JSON line.
 
 from __future__ import annotations
 
-from scrapy import Spider, signals
+from scrapy import signals
 from scrapy.crawler import Crawler
 from scrapy.statscollectors import StatsCollector
 
-from newsextract.extensions.jsonl import JsonLinesFile, resolve_path
+from newsextract.extensions.jsonl import SpiderRecordLog
 from newsextract.items import ListingItem
 
 #: Sent by spiders for each non-article document fetched: ``listing=ListingItem``.
 listing_fetched = object()
 
 
-class ListingLog:
+class ListingLog(SpiderRecordLog):
     def __init__(self, stats: StatsCollector, path_template: str | None = None) -> None:
+        super().__init__(path_template)
         self.stats = stats
-        self.path_template = path_template
-        self.file: JsonLinesFile | None = None
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> ListingLog:
@@ -34,16 +33,6 @@ class ListingLog:
         crawler.signals.connect(log.listing_fetched, signal=listing_fetched)
         return log
 
-    def spider_opened(self, spider: Spider) -> None:
-        if self.path_template:
-            self.file = JsonLinesFile(resolve_path(self.path_template, spider.name))
-            self.file.open()
-
-    def spider_closed(self, spider: Spider) -> None:
-        if self.file is not None:
-            self.file.close()
-
     def listing_fetched(self, listing: ListingItem) -> None:
         self.stats.inc_value(f"newsextract/pages/{listing.kind}")
-        if self.file is not None:
-            self.file.write(listing)
+        self.write(listing)
