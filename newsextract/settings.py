@@ -12,7 +12,8 @@ Override any of them on the command line (``-s NAME=VALUE``). The project's own 
     ``off`` forgets nothing and remembers nothing: every run fetches everything.
 ``NEWSEXTRACT_FAILURES``, ``NEWSEXTRACT_LISTINGS``
     JSON-lines files (appended to; ``%(name)s`` and ``%(time)s`` are filled in) for the
-    failure records and the listing records.
+    failure records and the listing records. Failures go to
+    ``<NEWSEXTRACT_DATA_DIR>/failures/<spider>.jsonl`` unless set (``none``: log only).
 ``NEWSEXTRACT_MAX_MISSES``
     Consecutive missing ids after which the ``idrange`` spider stops.
 ``NEWSEXTRACT_EXTRACTION_ENABLED``
