@@ -6,8 +6,9 @@
 
 For each set it prints F1 (with precision, recall and the share of pages at F1 >= 0.9) and
 pages per second (1 / median page time, as BASELINES.md; the mean-based figure beside it)
-for each extractor. Pages are interleaved: every extractor runs on page 1, then on page 2,
-..., so a busy machine slows them alike. newsextract is given the raw bytes and its time
+for each extractor, and that speed as a multiple of trafilatura's ("x traf."). Pages are
+interleaved: every extractor runs on page 1, then on page 2, ..., so a busy machine slows
+them alike. newsextract is given the raw bytes and its time
 includes decoding and parsing; the reference extractors get the text decoded (untimed) by
 newsextract's decoder, so the comparison, if anything, favours them. Their code comes only
 from the ``bench`` extra: a missing one is skipped with a note.
@@ -141,25 +142,37 @@ def run_set(entries: Sequence[ManifestEntry], extractors: dict[str, Extractor]) 
     return tallies
 
 
+#: The extractor every speed is also given relative to (issue 3's target is twice its speed).
+SPEED_REFERENCE = "trafilatura"
+
+
 def print_set(name: str, tallies: dict[str, Tally]) -> None:
     print(f"\n{name}")
     print(
         f"  {'extractor':<26}{'pages':>6}{'F1':>7}{'P':>7}{'R':>7}{'>=0.9':>7}"
-        f"{'pages/s':>9}{'(mean)':>8}{'errors':>7}"
+        f"{'pages/s':>9}{'(mean)':>8}{'x traf.':>8}{'errors':>7}"
     )
+    reference = tallies.get(SPEED_REFERENCE)
+    reference_speed = pages_per_second(reference.seconds) if reference else 0.0
     for extractor, tally in tallies.items():
         summary = summarise(tally.scores)
-        median = statistics.median(tally.seconds) if tally.seconds else 0.0
         total = sum(tally.seconds)
-        by_median = 1 / median if median else 0.0
+        by_median = pages_per_second(tally.seconds)
         by_mean = len(tally.seconds) / total if total else 0.0
+        ratio = f"{by_median / reference_speed:>8.2f}" if reference_speed else f"{'-':>8}"
         print(
             f"  {extractor:<26}{summary.pages:>6}{summary.f1:>7.3f}{summary.precision:>7.3f}"
             f"{summary.recall:>7.3f}{summary.share_f1_90:>7.2f}"
-            f"{by_median:>9.1f}{by_mean:>8.1f}"
+            f"{by_median:>9.1f}{by_mean:>8.1f}{ratio}"
             f"{tally.errors:>7}",
             flush=True,
         )
+
+
+def pages_per_second(seconds: Sequence[float]) -> float:
+    """1 / the median page time, as BASELINES.md measures speed (0 when nothing ran)."""
+    median = statistics.median(seconds) if seconds else 0.0
+    return 1 / median if median else 0.0
 
 
 # --- memory and size -------------------------------------------------------------------

@@ -126,7 +126,7 @@ def fake_site_mode(calls: list[dict[str, Any]]) -> Any:
     return extract_site_mode
 
 
-@pytest.mark.parametrize(("mode", "learn"), [("site", True), ("rules", False)])
+@pytest.mark.parametrize(("mode", "learn"), [("site", True)])  # rules: test_templates_rulesmode
 def test_batch_site_and_rules_modes_delegate_to_the_template_stage(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, mode: str, learn: bool
 ) -> None:

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from newsextract.cli import main
-from newsextract.extraction import training
+from newsextract.extraction import features, training
 from newsextract.extraction.boosting import BoostingConfig, TreeEnsemble, fit_trees
 from newsextract.extraction.classifier import (
     ClassifierModel,
@@ -20,6 +20,7 @@ from newsextract.extraction.classifier import (
 )
 from newsextract.extraction.context import context_feature_names, context_features
 from newsextract.extraction.features import (
+    CONTAINER_MIN_CHARS_DEFAULT,
     feature_names,
     layout_features,
     read_blocks,
@@ -82,6 +83,18 @@ def test_text_counts_are_read_per_block() -> None:
     assert list(table.words) == [3, 3, 6]
 
 
+def test_bylines_and_copyright_lines_are_found_per_block() -> None:
+    page = parse_page(
+        "<p>By Jane Doe</p><p>A story by Nobody Here</p><p>ALL RIGHTS RESERVED 2012</p>"
+        "<p>\u00a9 The Daily</p><p>\u6771\u4eac\u3067\u8a18\u8005\u4f1a\u898b</p>"
+        "<p>\u0130stanbul, copyright</p>"
+    )
+    x = layout_features(read_blocks(page))
+    names = feature_names()
+    assert list(x[:, names.index("rate_byline")]) == [1, 0, 0, 0, 1, 0]
+    assert list(x[:, names.index("rate_copyright")]) == [0, 0, 1, 1, 0, 1]
+
+
 def test_class_names_and_ancestor_tags_become_flags() -> None:
     page = parse_page(
         '<nav><p>Home and more</p></nav><div id="story-body"><p>Story text</p></div>'
@@ -92,6 +105,67 @@ def test_class_names_and_ancestor_tags_become_flags() -> None:
     assert list(x[:, names.index("any_nav")]) == [1, 0, 0]
     assert list(x[:, names.index("near_positive")]) == [0, 1, 0]
     assert list(x[:, names.index("near_comment")]) == [0, 0, 1]
+
+
+def test_class_and_id_words_are_judged_word_by_word(monkeypatch: pytest.MonkeyPatch) -> None:
+    page = parse_page(
+        '<div class="almost-there"><p>one</p></div><div class="most-read"><p>two</p></div>'
+        '<div id="page"><p>three</p></div><div class="homepage"><p>four</p></div>'
+    )
+    names = feature_names()
+    for size in (features.NAME_CACHE_SIZE_DEFAULT, 1):  # a full memo is emptied, same answer
+        monkeypatch.setattr(features, "NAME_CACHE_SIZE_DEFAULT", size)
+        x = layout_features(read_blocks(page))
+        assert list(x[:, names.index("near_negative")]) == [0, 1, 0, 0]
+        assert list(x[:, names.index("near_positive")]) == [0, 0, 1, 0]
+    table = read_blocks(page)
+    assert table.element_names[table.ancestors[0, 1]] == ("almost", "there")
+
+
+def test_ancestor_chains_follow_the_tree() -> None:
+    page = parse_page("<div><section><p>a</p><p>b</p></section></div><p>c</p>")
+    table = read_blocks(page)
+    anc = table.ancestors
+    assert anc[0, 1] == anc[1, 1]  # the two paragraphs share their section
+    assert anc[0, 2] != anc[2, 1] and anc[0, 3] == anc[2, 1]  # div, then body
+    assert (anc[:, 1:][anc[:, 1:] >= 0] < anc[:, :1].max() + 1).all()
+    depth = (anc >= 0).sum(axis=1)
+    assert list(depth) == [depth[2] + 2, depth[2] + 2, depth[2]]
+
+
+def _boxes(article_paragraph: str) -> str:
+    teasers = "".join(
+        f"<li><a href='/t/{i}'>Teaser number {i} of the day</a></li>" for i in range(9)
+    )
+    return (
+        f"<html><body><div id='a'><ul>{teasers}</ul></div>"
+        f"<div id='b'><p>{article_paragraph}</p><p>{article_paragraph}</p></div>"
+        "<div id='c'><p>Short note.</p></div></body></html>"
+    )
+
+
+def test_container_features_find_the_main_text_box() -> None:
+    page = parse_page(_boxes(PARAGRAPH))
+    x = layout_features(read_blocks(page))
+    names = feature_names()
+    column = {name: x[:, names.index(name)] for name in features.CONTAINER_FEATURE_NAMES}
+    assert list(column["box_in_best"]) == [0] * 9 + [1, 1, 0]
+    assert list(column["box_best_distance"]) == [-1] * 9 + [1, 1, -1]
+    assert column["box_parent_ratio"][9] == 1.0 and column["box_parent_ratio"][0] == 0.0
+    share = 2 * len(PARAGRAPH) / sum(len(b.text) for b in page.blocks)
+    assert column["box_best_share"][0] == pytest.approx(share)
+    # a paragraph holds a third of the text, its div two thirds; the note needs the body
+    assert list(column["box_majority_distance"][9:]) == [1, 1, 2]
+
+
+@pytest.mark.parametrize(
+    ("length", "scored"),
+    [(CONTAINER_MIN_CHARS_DEFAULT - 1, False), (CONTAINER_MIN_CHARS_DEFAULT, True)],
+)
+def test_short_blocks_give_their_box_no_score(length: int, scored: bool) -> None:
+    page = parse_page(f"<div><p>{'x' * length}</p></div>")
+    x = layout_features(read_blocks(page))
+    assert x[0, feature_names().index("box_in_best")] == float(scored)
 
 
 def test_deep_nesting_stays_bounded() -> None:
@@ -117,6 +191,17 @@ def test_boosting_learns_a_threshold_and_round_trips_through_json() -> None:
     assert predicted[0] < 0.1 and predicted[1] > 0.9 and predicted[2] > 0.9
     again = TreeEnsemble.from_json(json.loads(json.dumps(model.to_json())))
     assert np.allclose(again.predict(x[:50]), model.predict(x[:50]))
+
+
+def test_thresholds_on_feature_values_survive_json() -> None:
+    x = np.repeat([[0.0], [1 / 3], [2 / 3]], 200, axis=0)
+    y = (x[:, 0] > 0.5).astype(float)
+    config = BoostingConfig(trees=3, depth=1, bins=4, min_leaf_weight=1.0, subsample=1.0)
+    model = fit_trees(x, y, np.ones(len(y)), config)
+    assert model.thresholds[0, 0] == 1 / 3  # the cut sits on a value that rows hold
+    again = TreeEnsemble.from_json(json.loads(json.dumps(model.to_json())))
+    assert np.array_equal(again.thresholds, model.thresholds)
+    assert np.allclose(again.logit(x), model.logit(x), atol=1e-5)
 
 
 def test_boosting_is_reproducible() -> None:
@@ -171,6 +256,7 @@ def test_title_blocks() -> None:
     page = parse_page(_article())
     flags = title_blocks(page)
     assert [page.blocks[i].text for i in np.flatnonzero(flags)] == ["Night buses extended"]
+    assert np.array_equal(title_blocks(page, read_blocks(page)), flags)
 
 
 def test_shipped_model_loads_and_is_small() -> None:
@@ -250,4 +336,9 @@ def test_train_holdout_scores_each_set_and_writes_no_model(
     printed = capsys.readouterr().out
     assert "held out first: pages 4 " in printed
     assert "held out second: pages 4 " in printed
+    assert "held out first, combined: pages 4 " in printed
     assert not out.exists()
+    assert main([*argv, "--holdout", "second", "--cross-fit", "1"]) == 0
+    printed = capsys.readouterr().out
+    assert "held out first" not in printed
+    assert "held out second: pages 4 " in printed and "second, combined: pages 4 " in printed

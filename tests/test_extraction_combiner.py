@@ -207,3 +207,14 @@ def test_article_body_is_the_fallback_when_the_classifier_keeps_nothing() -> Non
     assert not (block_evidence(page).final >= strict.threshold).any()
     body = extract_article(page, strict).body.split("\n")
     assert len(body) == 4 and all(line.startswith(PARAGRAPH) for line in body)
+
+
+def test_a_reference_passed_in_gives_the_scores_it_would_read() -> None:
+    page = _json_ld_page()
+    evidence = block_evidence(page)
+    reference = article_body_tokens(page, DEFAULT)
+    given = combined_scores(page, evidence, DEFAULT, 0.5, reference)
+    assert np.array_equal(given, combined_scores(page, evidence, DEFAULT, 0.5))
+    unchanged = combined_scores(page, evidence, DEFAULT, 0.5, frozenset())
+    assert np.array_equal(unchanged, evidence.final)
+    assert not np.array_equal(given, evidence.final)

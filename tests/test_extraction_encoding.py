@@ -3,13 +3,18 @@
 from __future__ import annotations
 
 import codecs
+import re
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from newsextract.extraction.encoding import (
     META_SCAN_BYTES_DEFAULT,
+    _cjk_score,
     decode_html,
     detect_encoding,
+    high_runs,
     normalise_encoding,
 )
 
@@ -139,3 +144,97 @@ def test_labels_map_to_browser_codecs(label: str, expected: str | None) -> None:
 def test_detection_samples_a_bounded_prefix() -> None:
     body = JAPANESE.encode("euc_jp") * 20_000  # about 2.6 MB
     assert detect_encoding(body) == "euc_jp"
+
+
+@pytest.mark.parametrize(
+    "label",
+    [
+        "base64",
+        "zlib",
+        "hex",
+        "rot13",
+        "uu",
+        "bz2",
+        "quopri",
+        "idna",
+        "punycode",
+        "undefined",
+        "unicode_escape",
+        "raw_unicode_escape",
+        "utf-7",
+    ],
+)
+def test_python_codecs_that_are_no_page_charset_are_ignored(label: str) -> None:
+    body = f'<meta charset="{label}"><p>café</p>'.encode()
+    assert normalise_encoding(label) is None
+    for decoded in (decode_html(body), decode_html(body, f"text/html; charset={label}")):
+        assert (decoded.encoding, decoded.source) == ("utf-8", "detected")
+        assert decoded.text == body.decode()
+
+
+@pytest.mark.parametrize("label", ["utf-16", "UTF-16LE", "utf-16be", "utf-32"])
+def test_a_meta_declaring_utf16_is_read_as_utf8(label: str) -> None:
+    body = f'<meta charset="{label}"><p>café</p>'.encode()
+    decoded = decode_html(body)
+    assert (decoded.encoding, decoded.source, decoded.text) == ("utf-8", "meta", body.decode())
+
+
+def test_a_header_declaring_utf16_is_still_obeyed() -> None:
+    body = "<p>café</p>".encode("utf-16-le")
+    decoded = decode_html(body, "text/html; charset=utf-16le")
+    assert (decoded.encoding, decoded.source, decoded.text) == (
+        "utf-16-le",
+        "header",
+        "<p>café</p>",
+    )
+
+
+@pytest.mark.parametrize(
+    ("codec", "text"),
+    [
+        ("utf-8", "<p>\ufffd kept: café, 東京 \ufffd</p>"),  # U+FFFD in the page itself
+        ("gb18030", "<p>\ufffd kept: café, 东京</p>"),
+        ("utf-16-le", "<p>\ufffd kept: café, 東京</p>"),
+        ("cp1252", "<p>café</p>"),
+        ("cp932", "<p>東京の天気</p>"),
+    ],
+)
+def test_clean_declared_bytes_decode_exactly(codec: str, text: str) -> None:
+    decoded = decode_html(text.encode(codec), f"text/html; charset={codec}")
+    assert (decoded.encoding, decoded.source, decoded.text) == (codec, "header", text)
+
+
+def test_many_replacement_characters_a_codec_decodes_still_distrust_it() -> None:
+    # Clean UTF-16 holding U+FFFD itself: the count of U+FFFD is what the check reads.
+    body = ("<p>" + "\ufffd" * 10 + "x" * 20 + "</p>").encode("utf-16-le")
+    assert decode_html(body, "text/html; charset=utf-16le").source != "header"
+
+
+@given(
+    st.binary(max_size=400) | st.lists(st.sampled_from([b"a", b"\xe9", b"\xe6\x97"])).map(b"".join)
+)
+def test_high_runs_are_the_maximal_runs_of_non_ascii_bytes(sample: bytes) -> None:
+    runs = re.findall(rb"[\x80-\xff]+", sample)
+    found = high_runs(sample)
+    assert found.high == sum(map(len, runs))
+    assert found.runs == len(runs)
+    assert found.isolated == sum(len(run) == 1 for run in runs)
+
+
+@pytest.mark.parametrize("codec", ["cp932", "euc_jp", "gb18030", "cp949", "big5hkscs"])
+def test_cjk_script_counts_are_the_character_ranges(codec: str) -> None:
+    text = "かなカナ漢字한국어\ue000\u3400 latin" * 5
+    body = text.encode(codec, "replace")
+    decoded = body.decode(codec, "replace")
+    ranges = {"kana": "\u3040-\u30ff", "han": "\u4e00-\u9fff", "hangul": "\uac00-\ud7a3"}
+    counts = {name: len(re.findall(f"[{chars}]", decoded)) for name, chars in ranges.items()}
+    rare = len(re.findall("[\ue000-\uf8ff\u3400-\u4dbf]", decoded))
+    errors = decoded.count("\ufffd")
+    if codec in {"cp932", "euc_jp"}:
+        useful = counts["han"] + 3 * counts["kana"]
+    elif codec == "cp949":
+        useful = 2 * counts["hangul"] + counts["han"] // 2
+    else:
+        kana, han = counts["kana"], counts["han"]
+        useful = han + (kana if kana < han // 20 else -kana)
+    assert _cjk_score(body, codec) == useful - 20 * errors - 5 * rare

@@ -15,10 +15,10 @@ from newsextract.extraction.metadata import (
     read_metadata,
     split_authors,
 )
-from newsextract.extraction.page import parse_page
+from newsextract.extraction.page import Page, parse_page
 
 
-def _page(head: str = "", body: str = "", html_attrs: str = "", url: str | None = None):
+def _page(head: str = "", body: str = "", html_attrs: str = "", url: str | None = None) -> Page:
     html = f"<html {html_attrs}><head>{head}</head><body>{body}</body></html>"
     return parse_page(html, url=url)
 
@@ -178,3 +178,11 @@ def test_hostile_json_ld_values_never_crash() -> None:
     assert meta.headline == "T"
     assert meta.authors == ()
     assert meta.date_published == ""
+
+
+def test_the_first_h1_with_text_names_a_page_without_declared_headline() -> None:
+    body = "<h1> </h1><h1>Second <b>heading</b></h1><h1>Third</h1>"
+    assert read_metadata(_page("<title>T</title>", body)).headline == "Second heading"
+    declared = '<meta property="og:title" content="Declared">'
+    assert read_metadata(_page(declared + "<title>T</title>", body)).headline == "Declared"
+    assert read_metadata(_page("<title>T</title>", "<h1> </h1>")).headline == "T"

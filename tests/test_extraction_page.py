@@ -4,13 +4,19 @@ from __future__ import annotations
 
 import doctest
 import json
+import re
+from dataclasses import FrozenInstanceError, fields, replace
 from types import ModuleType
+from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
+from lxml import etree
 
 from newsextract.exceptions import NotHTMLError
 from newsextract.extraction import blocks, encoding, fft, page, punctuation
-from newsextract.extraction.blocks import normalise_text, split_blocks
+from newsextract.extraction.blocks import BLOCK_TAGS, Block, normalise_text, split_blocks
 from newsextract.extraction.page import flatten_nesting, parse_page
 
 
@@ -176,3 +182,122 @@ def test_normalise_text_keeps_single_line_breaks() -> None:
     assert normalise_text("a\u2028\u2028\u2028b") == "a\nb"
     assert normalise_text("\u2028 a \u2028") == "a"
     assert normalise_text("a\u200bb\x00c") == "a bc"
+
+
+# --- the one-pass walk against the definition of a block --------------------------------
+
+
+def reference_blocks(root: etree._Element) -> list[tuple[object, ...]]:
+    """Blocks as defined, written plainly (recursive, every run kept, normalised at the end)
+    so that the flat one-pass walk of :func:`split_blocks` can be checked against it."""
+    runs: list[list[Any]] = []
+
+    def open_run(owner: etree._Element, depth: int) -> None:
+        runs.append([owner, depth, [], 0, [], []])
+
+    def add_text(text: str | None, in_link: bool) -> None:
+        if text:
+            runs[-1][2].append(text)
+            runs[-1][3] += len(text.strip()) if in_link else 0
+
+    def visit(element: etree._Element, owner: etree._Element, depth: int, link: bool) -> None:
+        for child in element:
+            if not isinstance(child.tag, str):  # a comment or processing instruction
+                add_text(child.tail, link)
+                continue
+            if child.tag in BLOCK_TAGS:
+                open_run(child, depth + 1)
+                add_text(child.text, link)
+                visit(child, child, depth + 1, link)
+                open_run(owner, depth)
+            else:
+                runs[-1][4].append(child.tag)
+                runs[-1][5] += [
+                    child.get(name, "").strip()
+                    for name in ("title", "alt")
+                    if child.get(name, "").strip()
+                ]
+                inner_link = link or child.tag == "a"
+                add_text(child.text, inner_link)
+                visit(child, owner, depth, inner_link)
+                if child.tag == "br":
+                    runs[-1][2].append("\u2028")
+            add_text(child.tail, link)
+
+    open_run(root, 0)
+    add_text(root.text, False)
+    visit(root, root, 0, False)
+    add_text(root.tail, False)
+    found: list[tuple[object, ...]] = []
+    for owner, depth, pieces, link_chars, tags, attrs in runs:
+        text = normalise_text("".join(pieces))
+        if text:
+            found.append(
+                (owner, depth, text, min(link_chars, len(text)), tuple(tags), tuple(attrs))
+            )
+    return found
+
+
+WORDS = st.sampled_from([" ", "\n  ", "\u00a0", "\u2028", "\u200b", "word", "two words", ". "])
+VOID = st.sampled_from(["<img alt=photo>", "<img alt=' '>", "<br>", "<!-- c -->", ""])
+OPEN = st.sampled_from(["div", "p", "li", "h2", "a href=x", "b", "span title=' t '", "i"])
+
+
+def _element(opening: str, children: list[str]) -> str:
+    return f"<{opening}>{''.join(children)}</{opening.split()[0]}>"
+
+
+# Nested elements (any mix of blocks and inline elements, links holding blocks), plus loose
+# tag soup that libxml2 repairs in its own way.
+TREES = st.recursive(
+    st.one_of(WORDS, VOID),
+    lambda children: st.builds(_element, OPEN, st.lists(children, max_size=5)),
+    max_leaves=40,
+)
+SOUP = st.lists(
+    st.one_of(WORDS, VOID, st.sampled_from(["<div>", "</div>", "<p>", "<a href=x>", "</a>"])),
+    max_size=30,
+).map("".join)
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.one_of(TREES, SOUP))
+@example("<a href=x>link<div>inner</div>tail</a>more<br><i>x</i>")
+@example("<p> \u2028<br> </p><div><span title=t> </span></div>x")
+def test_split_blocks_matches_the_definition(markup: str) -> None:
+    root = etree.fromstring(f"<html><body>{markup}</body></html>", etree.HTMLParser())
+    found = [
+        (b.element, b.depth, b.text, b.link_chars, b.inline_tags, b.attr_texts)
+        for b in split_blocks(root)
+    ]
+    assert found == reference_blocks(root)
+    for piece in root.iter("p", "span", "a"):  # any element can be the root (the fast path)
+        assert [
+            (b.element, b.depth, b.text, b.link_chars, b.inline_tags, b.attr_texts)
+            for b in split_blocks(piece)
+        ] == reference_blocks(piece)
+
+
+def test_blocks_are_complete_block_instances() -> None:
+    (block,) = parse_page('<body><p>Read <a href="/x">this</a></p></body>').blocks
+    assert isinstance(block, Block)
+    assert set(vars(block)) == {field.name for field in fields(Block)}
+    assert Block(**vars(block)) is not block
+    assert replace(block, text="x").text == "x"
+    with pytest.raises(FrozenInstanceError):
+        block.text = "changed"  # type: ignore[misc]
+
+
+@given(st.text(alphabet="<>ab", max_size=300), st.integers(min_value=1, max_value=40))
+def test_bracket_free_runs_are_never_missed(html: str, length: int) -> None:
+    run = max(map(len, re.split("[<>]", html)))
+    if run >= length:
+        assert page._has_bracket_free_run(html, length)
+
+
+def test_overlong_tags_are_found_anywhere_in_a_long_page() -> None:
+    filler = "<p>x</p>" * 5000
+    for where in (0, 1, len(filler) // 2 + 3, len(filler)):
+        html = filler[:where] + '<p title="' + "y" * 25_000 + '">kept</p>' + filler[where:]
+        assert "y" * 100 not in page.drop_overlong_attributes(html)
+        assert "kept" in page.drop_overlong_attributes(html)

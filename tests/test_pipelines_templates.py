@@ -28,6 +28,7 @@ from newsextract.items import ArticleItem, PageItem
 from newsextract.pipelines import templates as stage
 from newsextract.pipelines.learning import LearnerConfig, SiteLearner, Verdict
 from newsextract.pipelines.templates import TemplatePipeline, crawl_activity, learner_config
+from newsextract.templates.fastpath import LightPage
 from newsextract.templates.site import SiteTemplates
 
 # --- a small stand-in for SiteTemplates: method A in a few lines ------------------------
@@ -59,6 +60,9 @@ class FakeTemplates:
             return None
         body = "\n".join(b.text for b in page.blocks if b.text not in template)
         return Article(page.url, body, method="rules", rule_version=f"{kind}/v{number}")
+
+    def extract_light(self, page: LightPage, kind: str = "article") -> Article | None:
+        return None  # no light path: every page takes the full page model
 
     def has_rules(self, kind: str) -> bool:
         return kind in self.rules
@@ -474,6 +478,41 @@ def test_rules_saved_by_one_crawl_are_used_from_the_first_page_of_the_next(
     assert isinstance(verdict.result, ArticleItem)
     assert verdict.result.extraction["method"] == "rules"
     assert again["held"] == 0 and again["induced"] == 0
+    # answered from the light page: the full page model was never built
+    assert again["light"] == 1 and items[5].page is None
+    assert items[5].group == "cnn.com/news/*.html"
+
+
+def _learned_cnn(shared_data: Path, rules_dir: Path) -> list[PageItem]:
+    items = _site_items(shared_data, "cnn.com", ("2009",))
+    _crawl(SiteLearner(SiteTemplates, LearnerConfig(rules_dir=rules_dir)), items[:4])
+    return items
+
+
+def test_a_page_the_light_page_cannot_answer_gets_the_full_page_model(
+    shared_data: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    items = _learned_cnn(shared_data, tmp_path)
+    monkeypatch.setattr(SiteTemplates, "extract_light", lambda self, page, kind="article": None)
+    stats: collections.Counter[str] = collections.Counter()
+    later = SiteLearner(SiteTemplates, LearnerConfig(rules_dir=tmp_path), counting(stats))
+    verdict = later.process(items[5])
+    assert isinstance(verdict.result, ArticleItem)
+    assert verdict.result.extraction["method"] == "rules"
+    assert stats["light"] == 0 and items[5].page is not None
+
+
+def test_another_section_borrows_stored_rules_on_the_light_page(
+    shared_data: Path, tmp_path: Path
+) -> None:
+    items = _learned_cnn(shared_data, tmp_path)
+    stats: collections.Counter[str] = collections.Counter()
+    later = SiteLearner(SiteTemplates, LearnerConfig(rules_dir=tmp_path), counting(stats))
+    assert isinstance(later.process(items[4]).result, ArticleItem)  # its kind is known now
+    items[5].url = items[5].url.replace("/news/", "/sport/")
+    verdict = later.process(items[5])
+    assert isinstance(verdict.result, ArticleItem)
+    assert stats["borrowed"] == 1 and stats["light"] == 2 and items[5].page is None
 
 
 def test_a_redesign_between_2005_and_2017_relearns_and_loses_no_record(
@@ -483,6 +522,7 @@ def test_a_redesign_between_2005_and_2017_relearns_and_loses_no_record(
     stats: collections.Counter[str] = collections.Counter()
     answers = _crawl(SiteLearner(SiteTemplates, LearnerConfig(), counting(stats)), items)
     assert sorted(answers) == sorted(item.url for item in items)
+    assert stats["light"] > 0 and stats["relearned"] >= 1  # the light page failed, then learned
     assert all(len(results) == 1 for results in answers.values())
     versions = {
         year: {

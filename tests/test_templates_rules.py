@@ -86,3 +86,55 @@ def test_agreement_is_the_mean_f1_of_rules_against_single() -> None:
     assert agreement([(same, same, "en")]) == 1.0
     assert agreement([(same, same, "en"), ("other words entirely here", same, "en")]) == 0.5
     assert agreement([]) == 1.0
+
+
+SELECTING = (
+    "<html><body><div id='a' class=''><p class='x'>1</p><div><p class='x'>2</p><p>3</p></div>"
+    "</div><section><p class='x'>4</p></section><div id='b'><span>5</span></div></body></html>"
+)
+
+
+def test_select_many_finds_what_each_expression_selects() -> None:
+    from newsextract.templates.rules import select, select_many
+
+    root = parse_page(SELECTING).root
+    region = root.find(".//div[@id='a']")
+    assert region is not None
+    expressions = [
+        ".//p[@class='x']",  # relative: inside the region only
+        ".//p[@class='x']",  # twice: found once
+        ".//p",
+        "//p[@class='x']",  # from the document, wherever the context is
+        "//div[@class='']",  # an empty value is a value: not every div
+        "//div[@id='missing']",
+        ".//p[2]",  # positional: left to XPath
+        "..",
+        "not an expression((",
+    ]
+    found = select_many(region, expressions)
+    assert found == {expression: select(region, expression) for expression in expressions}
+    assert [el.text for el in found[".//p[@class='x']"]] == ["1", "2"]
+    assert [el.get("id") for el in found["//div[@class='']"]] == ["a"]
+    assert found["not an expression(("] == []
+
+
+def test_field_rules_take_the_first_that_finds_a_value() -> None:
+    from newsextract.templates.rules import FieldRule, read_fields
+
+    page = parse_page(
+        "<html><head><meta name='author' content='Meta Writer'></head><body>"
+        "<h1 class='t'>First title</h1><div id='main'><h2>Second title</h2>" + STORY + "</div>"
+        "</body></html>"
+    )
+    region = page.root.find(".//div[@id='main']")
+    assert region is not None
+    rules = (
+        FieldRule("headline", "//h1[@class='missing']"),
+        FieldRule("headline", "//h1[@class='t']", in_body=True),
+        FieldRule("headline", "//div[@id='main']", "h2"),
+        FieldRule("authors", meta="author"),
+        FieldRule("authors", "//div[@id='main']", "p"),
+    )
+    found = read_fields(rules, page.root, page.structured.meta, region)
+    assert found.values == {"headline": "First title", "authors": "Meta Writer"}
+    assert found.head is not None and found.head.tag == "h1"

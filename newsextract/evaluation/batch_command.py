@@ -1,9 +1,9 @@
 """Extract every page of a manifest into DIR/<id>.txt (gold text is never read).
 
 A page that fails gives an empty file and a line in DIR/_errors.jsonl. Modes ``site`` and
-``rules`` hand the pages to the template stage (``newsextract.templates.sitemode``):
-``site`` learns each group's template from its pages, ``rules`` only applies the rules
-saved in ``--rules-dir``.
+``rules`` hand the pages to the template stage: ``site`` learns each group's template from its
+pages (``newsextract.templates.sitemode``), ``rules`` only applies the rules saved in
+``--rules-dir``, as a later crawl does (``newsextract.templates.rulesmode``).
 """
 
 from __future__ import annotations
@@ -75,9 +75,14 @@ def extract_entries(
             if progress:
                 progress(number)
         return outcomes
+    if mode == "rules":
+        extract_rules_mode = load_rules_mode()
+        return extract_rules_mode(
+            entries, group_by=group_by, rules_dir=rules_dir, progress=progress
+        )
     extract_site_mode = load_site_mode()
     site_outcomes, _ = extract_site_mode(
-        entries, group_by=group_by, rules_dir=rules_dir, learn=mode == "site"
+        entries, group_by=group_by, rules_dir=rules_dir, learn=True
     )
     return list(site_outcomes)
 
@@ -91,6 +96,17 @@ def load_site_mode() -> Callable[..., tuple[list[PageOutcome], Any]]:
             f"site and rules modes need newsextract.templates.sitemode: {error}"
         ) from error
     return extract_site_mode
+
+
+def load_rules_mode() -> Callable[..., list[PageOutcome]]:
+    """``extract_rules_mode`` of the template stage, imported only when rules mode needs it."""
+    try:
+        from newsextract.templates.rulesmode import extract_rules_mode
+    except ImportError as error:
+        raise SiteModeUnavailableError(
+            f"rules mode needs newsextract.templates.rulesmode: {error}"
+        ) from error
+    return extract_rules_mode
 
 
 def write_outcomes(outcomes: Sequence[PageOutcome], folder: Path) -> int:

@@ -100,94 +100,118 @@ class Block:
 
 
 def split_blocks(root: etree._Element) -> tuple[Block, ...]:
-    """Cut a cleaned tree into blocks with non-empty text, without recursion.
+    """Cut a cleaned tree into blocks with non-empty text, in one pass, without recursion.
 
     Only one run of text is open at a time: a nested block closes the run of its parent,
     and the parent starts a new run after it. The loop is written flat, with local state,
-    because it runs for every element of every page (the hot path of parsing); the runs'
-    texts are normalised together in one pass afterwards.
+    because it runs for every element of every page (the hot path of parsing). Most runs
+    are only the white space between tags: white space and ``<br>`` before a run's first
+    real text change nothing after normalisation, so they are never stored, and a run
+    without text is dropped when it closes without being normalised or made a block.
     """
-    runs: list[_RawRun] = []
+    blocks: list[Block] = []
     owners: list[etree._Element] = [root]
-    pieces: list[str] = [root.text] if root.text else []
+    first = root.text
+    content = bool(first) and not first.isspace()  # the open run holds real text
+    pieces: list[str] = [first] if content else []
     tags: list[str] = []
     attrs: list[str] = []
     link_chars = in_link = 0
+    block_tags = BLOCK_TAGS
     # Comments and processing instructions come as one event; only their tail is text.
     walk = etree.iterwalk(root, events=("start", "end", "comment", "pi"))
     next(walk)  # the root itself is already open
     for event, element in walk:
-        tag = element.tag
-        if tag.__class__ is not str:
-            tag = ""
-        boundary = tag in BLOCK_TAGS
         if event == "start":
-            if boundary:
-                owner, depth = owners[-1], len(owners) - 1
+            tag = element.tag
+            if tag in block_tags:
+                if content:
+                    _add_block(blocks, owners[-1], len(owners) - 1, pieces, link_chars, tags, attrs)
+                    pieces, tags, attrs, content = [], [], [], False
+                elif tags:
+                    tags, attrs = [], []
+                link_chars = 0
                 owners.append(element)
             else:
-                tags.append(tag)
-                for name in _ATTR_NAMES:
-                    value = element.get(name)
-                    if value and not value.isspace():
-                        attrs.append(value.strip())
-            if tag == "a":
-                in_link += 1
+                tags.append(tag if tag.__class__ is str else "")  # an entity, say
+                value = element.get("title")  # attr_texts: title and alt, unrolled
+                if value and not value.isspace():
+                    attrs.append(value.strip())
+                value = element.get("alt")
+                if value and not value.isspace():
+                    attrs.append(value.strip())
+                if tag == "a":
+                    in_link += 1
             text = element.text
-        else:
-            if tag == "a" and in_link:
-                in_link -= 1
-            elif tag == "br":
-                pieces.append(_LINE_BREAK)
-            if boundary:
+        elif event == "end":
+            tag = element.tag
+            if tag in block_tags:
                 if len(owners) > 1:
                     owner = owners.pop()
-                    depth = len(owners)
-                else:
-                    boundary = False
+                    if content:
+                        _add_block(blocks, owner, len(owners), pieces, link_chars, tags, attrs)
+                        pieces, tags, attrs, content = [], [], [], False
+                    elif tags:
+                        tags, attrs = [], []
+                    link_chars = 0
+            elif tag == "a":
+                if in_link:
+                    in_link -= 1
+            elif tag == "br" and content:
+                pieces.append(_LINE_BREAK)
             text = element.tail
-        if boundary:
-            if pieces:
-                runs.append((owner, depth, pieces, link_chars, tags, attrs))
-                pieces, tags, attrs = [], [], []
-            elif tags:
-                tags, attrs = [], []
-            link_chars = 0
+        else:
+            text = element.tail
         if text:
-            pieces.append(text)
+            if content:
+                pieces.append(text)
+            elif not text.isspace():
+                pieces.append(text)
+                content = True
             if in_link:
                 link_chars += len(text.strip())
-    if pieces:
-        runs.append((owners[-1], len(owners) - 1, pieces, link_chars, tags, attrs))
-    return _make_blocks(runs)
-
-
-# owner element, depth, text pieces, link characters, inline tags, attribute texts
-_RawRun = tuple[etree._Element, int, list[str], int, list[str], list[str]]
-_ATTR_NAMES = ("title", "alt")
-
-
-def _make_blocks(runs: list[_RawRun]) -> tuple[Block, ...]:
-    blocks: list[Block] = []
-    for run in runs:
-        text = normalise_text("".join(run[2]))
-        if not text:
-            continue
-        element, depth, _, link_chars, tags, attrs = run
-        tag = element.tag
-        blocks.append(
-            Block(
-                index=len(blocks),
-                element=element,
-                tag=tag if tag.__class__ is str else "",
-                text=text,
-                depth=depth,
-                link_chars=min(link_chars, len(text)),
-                inline_tags=tuple(tags),
-                attr_texts=tuple(attrs),
-            )
-        )
+    if content:
+        _add_block(blocks, owners[-1], len(owners) - 1, pieces, link_chars, tags, attrs)
     return tuple(blocks)
+
+
+def _add_block(
+    blocks: list[Block],
+    element: etree._Element,
+    depth: int,
+    pieces: list[str],
+    link_chars: int,
+    tags: list[str],
+    attrs: list[str],
+) -> None:
+    """Close one run: a block when its text is not empty once normalised."""
+    text = normalise_text("".join(pieces))
+    if not text:
+        return
+    tag = element.tag
+    # What Block(...) builds, in one step: a frozen dataclass's __init__ sets each field
+    # through object.__setattr__, a third of the cost of a block on a page of short blocks.
+    # tests/test_extraction_page.py checks that the fields are exactly Block's.
+    block = _new_object(Block)
+    _set_attribute(
+        block,
+        "__dict__",
+        {
+            "index": len(blocks),
+            "element": element,
+            "tag": tag if tag.__class__ is str else "",
+            "text": text,
+            "depth": depth,
+            "link_chars": min(link_chars, len(text)),
+            "inline_tags": tuple(tags),
+            "attr_texts": tuple(attrs),
+        },
+    )
+    blocks.append(block)
+
+
+_new_object = object.__new__
+_set_attribute = object.__setattr__
 
 
 def normalise_text(text: str) -> str:

@@ -9,6 +9,7 @@ which keeps scoring a page's blocks far below a millisecond.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -21,6 +22,16 @@ MIN_LEAF_WEIGHT_DEFAULT = 20.0
 L2_DEFAULT = 1.0
 #: Rows scored at once; (rows x trees x depth) work arrays stay a few MB.
 PREDICT_CHUNK_ROWS = 2048
+
+
+@dataclass(frozen=True)
+class _PredictPlan:
+    """The trees laid out for prediction, level first (built once per ensemble)."""
+
+    features: np.ndarray  # (depth, trees)
+    thresholds: np.ndarray  # (depth, trees, 1), to broadcast over rows
+    offsets: np.ndarray  # (trees,) where each tree's leaves start in ``leaves``
+    leaves: np.ndarray  # (trees * 2**depth,) leaf values, flat
 
 
 @dataclass(frozen=True)
@@ -40,10 +51,27 @@ class TreeEnsemble:
         if n > PREDICT_CHUNK_ROWS:
             step = PREDICT_CHUNK_ROWS
             return np.concatenate([self.logit(x[i : i + step]) for i in range(0, n, step)])
-        right = x[:, self.features.ravel()] > self.thresholds.ravel()
-        leaf = right.reshape(n, trees, self.depth) @ (1 << np.arange(self.depth))
-        result: np.ndarray = self.base + self.leaves[np.arange(trees), leaf].sum(axis=1)
+        plan = self._plan
+        # Rows of the transposed matrix are contiguous: one (depth, trees, rows) gather and
+        # one comparison, then each level's bit is added to the leaf index (no matmul).
+        right = np.ascontiguousarray(x.T)[plan.features] > plan.thresholds
+        leaf = np.repeat(plan.offsets, n).reshape(trees, n)
+        for level in range(self.depth):
+            leaf += right[level] * (1 << level)
+        # (rows, trees), summed along trees in the order the values always were.
+        values = plan.leaves.take(leaf.T)
+        result: np.ndarray = self.base + values.sum(axis=1)
         return result
+
+    @cached_property
+    def _plan(self) -> _PredictPlan:
+        trees, leaves = self.leaves.shape
+        return _PredictPlan(
+            features=np.ascontiguousarray(self.features.T),
+            thresholds=np.ascontiguousarray(self.thresholds.T)[:, :, None],
+            offsets=np.arange(trees, dtype=np.intp) * leaves,
+            leaves=np.ascontiguousarray(self.leaves).ravel(),
+        )
 
     def predict(self, x: np.ndarray) -> np.ndarray:
         return sigmoid(self.logit(x))
@@ -76,7 +104,9 @@ class TreeEnsemble:
 
 
 def _finite(value: float) -> float | None:
-    return None if not np.isfinite(value) else round(value, 6)
+    # Thresholds keep every digit: many sit exactly on a feature value (1/3, say), and a
+    # rounded one would send those rows the other way than in training.
+    return None if not np.isfinite(value) else float(value)
 
 
 def sigmoid(z: np.ndarray) -> np.ndarray:

@@ -25,6 +25,7 @@ from newsextract.exceptions import ExtractionError
 from newsextract.extraction.boosting import TreeEnsemble, sigmoid
 from newsextract.extraction.context import context_feature_names, context_features
 from newsextract.extraction.features import (
+    OWN_TAGS,
     BlockTable,
     feature_names,
     layout_features,
@@ -180,7 +181,7 @@ def block_evidence(page: Page, model: ClassifierModel | None = None) -> BlockEvi
     language = model.language.posterior(table)
     coverage = model.language.coverage(table)
     first = combine_posteriors(layout, language, model.combination, model.layout_weight, coverage)
-    title = title_blocks(page)
+    title = title_blocks(page, table)
     final = model.context.predict(context_features(table, first, title))
     return BlockEvidence(table, layout, language, first, title, final)
 
@@ -197,9 +198,14 @@ def classify_blocks(page: Page, model: ClassifierModel | None = None) -> MethodR
 _FOLD = re.compile(r"\W+")
 
 
-def title_blocks(page: Page) -> np.ndarray:
-    """1 for blocks whose text is the page's headline (og:title, <title> or an h1)."""
-    flags = np.zeros(len(page.blocks))
+def title_blocks(page: Page, table: BlockTable | None = None) -> np.ndarray:
+    """1 for blocks whose text is the page's headline (og:title, <title> or an h1).
+
+    Only h1 blocks and blocks no longer than the longest candidate (plus a margin) can
+    match; ``table`` (the page's block table) finds them without a pass over every block.
+    """
+    blocks = page.blocks
+    flags = np.zeros(len(blocks))
     meta = page.structured.meta
     candidates = {
         _fold(text)
@@ -208,17 +214,23 @@ def title_blocks(page: Page) -> np.ndarray:
     }
     candidates.discard("")
     longest = max(map(len, candidates), default=0)
-    for block in page.blocks:
-        if block.tag != "h1" and not 0 < len(block.text) <= longest + 20:
-            continue  # cannot match: skip the folding
+    if table is None:
+        table = read_blocks(page)
+    lengths = table.chars
+    maybe = (table.tags == _H1) | ((lengths > 0) & (lengths <= longest + 20))
+    for index in np.flatnonzero(maybe).tolist():
+        block = blocks[index]
         folded = _fold(block.text)
         if not folded or len(folded) > 300:
             continue
         if block.tag == "h1" or any(
             folded == c or (len(folded) > 15 and folded in c) for c in candidates
         ):
-            flags[block.index] = 1.0
+            flags[index] = 1.0
     return flags
+
+
+_H1 = OWN_TAGS.index("h1")
 
 
 def _fold(text: str) -> str:

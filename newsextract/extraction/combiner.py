@@ -79,7 +79,8 @@ def extract_article(page: Page, config: CombinerConfig = DEFAULT) -> Article:
     """The article of one page: body, headline, date, authors, language, canonical URL."""
     evidence = block_evidence(page, config.model)
     threshold = config.threshold if config.threshold is not None else _model_threshold(config)
-    scores = combined_scores(page, evidence, config, threshold)
+    reference = article_body_tokens(page, config)  # read once: both stages below use it
+    scores = combined_scores(page, evidence, config, threshold, reference)
     kept = keep_blocks(page, scores, threshold, config)
     body = "\n".join(page.blocks[i].text for i in kept)
     metadata = read_metadata(page, body)
@@ -92,7 +93,7 @@ def extract_article(page: Page, config: CombinerConfig = DEFAULT) -> Article:
         date_published_raw=metadata.date_published_raw,
         authors=metadata.authors,
         language=metadata.language,
-        method="single:" + "+".join(_sources(page, config)),
+        method="single:classifier+json-ld" if reference else "single:classifier",
         confidence=round(float(scores[list(kept)].mean()), 4) if kept else 0.0,
         kept_blocks=kept,
     )
@@ -104,19 +105,20 @@ def _model_threshold(config: CombinerConfig) -> float:
     return (config.model or default_model()).threshold
 
 
-def _sources(page: Page, config: CombinerConfig) -> list[str]:
-    sources = ["classifier"]
-    if article_body_tokens(page, config):
-        sources.append("json-ld")
-    return sources
-
-
 def combined_scores(
-    page: Page, evidence: BlockEvidence, config: CombinerConfig, threshold: float = 0.5
+    page: Page,
+    evidence: BlockEvidence,
+    config: CombinerConfig,
+    threshold: float = 0.5,
+    reference: frozenset[str] | None = None,
 ) -> np.ndarray:
-    """Method E's final posterior, joined with the JSON-LD vote where the page has one."""
+    """Method E's final posterior, joined with the JSON-LD vote where the page has one.
+
+    ``reference`` is :func:`article_body_tokens` of the page when the caller has it already.
+    """
     scores = evidence.final.copy()
-    reference = article_body_tokens(page, config)
+    if reference is None:
+        reference = article_body_tokens(page, config)
     if not reference:
         return scores
     overlap = token_overlap([block.text for block in page.blocks], reference)

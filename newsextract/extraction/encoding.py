@@ -6,6 +6,8 @@ import codecs
 import re
 from dataclasses import dataclass
 
+import numpy as np
+
 #: How many leading bytes are searched for a ``<meta charset>`` declaration.
 META_SCAN_BYTES_DEFAULT = 8192
 #: Detection looks at this many leading bytes: enough text for the statistics, and a 20 MB
@@ -45,6 +47,10 @@ _SUPERSETS = {
     "utf8": "utf-8",
     "unicode": "utf-8",
 }
+#: Text codecs of Python's that are no page's charset (and some cannot decode with "replace").
+_NOT_PAGE_ENCODINGS = frozenset(
+    {"idna", "punycode", "undefined", "unicode-escape", "raw-unicode-escape", "utf-7"}
+)
 _CJK_CANDIDATES = ("cp932", "euc_jp", "gb18030", "cp949", "big5hkscs")
 
 
@@ -68,10 +74,13 @@ def normalise_encoding(label: str) -> str | None:
     label = label.strip().strip("\"'").lower()
     label = _SUPERSETS.get(label, label)
     try:
-        name = codecs.lookup(label).name
+        info = codecs.lookup(label)
     except LookupError:
         return None
-    return _SUPERSETS.get(name, name)
+    # Python's codec registry also holds base64, zlib, rot13, punycode...: no page is in them.
+    if not getattr(info, "_is_text_encoding", True) or info.name in _NOT_PAGE_ENCODINGS:
+        return None
+    return _SUPERSETS.get(info.name, info.name)
 
 
 def decode_html(body: bytes, content_type: str | None = None) -> DecodedText:
@@ -83,10 +92,15 @@ def decode_html(body: bytes, content_type: str | None = None) -> DecodedText:
         declared = normalise_encoding(label)
         if declared is None:
             continue
+        if source == "meta" and declared.startswith(("utf-16", "utf-32")):
+            declared = "utf-8"  # WHATWG: a <meta> readable as ASCII is in no UTF-16 or -32
         text = _decode_if_clean(body, declared)
         if text is not None:
             return DecodedText(text, declared, source)
-    detected = detect_encoding(body)
+    text = _utf8_text(body)
+    if text is not None:  # decoded once: the check is the decoding
+        return DecodedText(text, "utf-8", "detected")
+    detected = _detect_legacy(body)
     return DecodedText(body.decode(detected, "replace"), detected, "detected")
 
 
@@ -103,21 +117,32 @@ def _declared_labels(body: bytes, content_type: str | None) -> list[tuple[str, s
 
 def _decode_if_clean(body: bytes, encoding: str) -> str | None:
     """Decode with ``encoding`` unless the bytes plainly are in another one."""
-    if encoding in {"cp1252", "latin-1", "iso8859-1"} and _is_utf8(body) and not body.isascii():
-        return body.decode("utf-8")  # a common lie: UTF-8 pages declared as Latin-1
-    text = body.decode(encoding, "replace")
+    if encoding in {"cp1252", "latin-1", "iso8859-1"} and not body.isascii():
+        utf8 = _utf8_text(body)
+        if utf8 is not None:
+            return utf8  # a common lie: UTF-8 pages declared as Latin-1
+    try:
+        text = body.decode(encoding)
+    except UnicodeError:
+        try:
+            text = body.decode(encoding, "replace")
+        except UnicodeError:  # a codec that cannot replace what it cannot decode
+            return None
+    else:
+        if "\ufffd" not in text:
+            return text  # the usual case: clean, in one pass
     errors = text.count("\ufffd") - body.count(b"\xef\xbf\xbd")
     if errors > max(2, MAX_ERROR_SHARE_DEFAULT * len(text)):
         return None
     return text
 
 
-def _is_utf8(body: bytes) -> bool:
+def _utf8_text(body: bytes) -> str | None:
+    """The text, when ``body`` is valid UTF-8."""
     try:
-        body.decode("utf-8")
+        return body.decode("utf-8")
     except UnicodeDecodeError:
-        return False
-    return True
+        return None
 
 
 def detect_encoding(body: bytes) -> str:
@@ -128,42 +153,77 @@ def detect_encoding(body: bytes) -> str:
     >>> detect_encoding("café crème".encode("cp1252"))
     'cp1252'
     """
-    if body.isascii() or _is_utf8(body):
+    if body.isascii() or _utf8_text(body) is not None:
         return "utf-8"
+    return _detect_legacy(body)
+
+
+def _detect_legacy(body: bytes) -> str:
+    """The guess for bytes that are not UTF-8."""
     sample = body[:DETECT_SAMPLE_BYTES_DEFAULT]
-    runs = _HIGH_RUN.findall(sample)
-    if _isolated_share(runs) > 0.3:
+    runs = high_runs(sample)
+    if runs.isolated_share > 0.3:
         return "cp1252"
-    candidates = _CJK_CANDIDATES if _mean_length(runs) < 16 else _NOT_KOREAN
+    candidates = _CJK_CANDIDATES if runs.mean_length < 16 else _NOT_KOREAN
     scored = [(_cjk_score(sample, encoding), encoding) for encoding in candidates]
     best_score, best = max(scored)
     return best if best_score > 0 else "cp1252"
 
 
 _NOT_KOREAN = tuple(encoding for encoding in _CJK_CANDIDATES if encoding != "cp949")
-_HIGH_RUN = re.compile(rb"[\x80-\xff]+")
-_KANA = re.compile("[\u3040-\u30ff]")
-_HAN = re.compile("[\u4e00-\u9fff]")
-_HANGUL = re.compile("[\uac00-\ud7a3]")
-_RARE = re.compile("[\ue000-\uf8ff\u3400-\u4dbf]")
 
 
-def _isolated_share(runs: list[bytes]) -> float:
-    """Share of non-ASCII bytes standing alone between ASCII bytes (Latin text)."""
-    high = sum(map(len, runs))
-    return sum(len(run) == 1 for run in runs) / high if high else 0.0
+@dataclass(frozen=True)
+class HighRuns:
+    """The runs of non-ASCII bytes of a sample (maximal runs of bytes 0x80-0xff)."""
+
+    high: int  # non-ASCII bytes
+    runs: int
+    isolated: int  # runs of one byte
+
+    @property
+    def isolated_share(self) -> float:
+        """Share of non-ASCII bytes standing alone between ASCII bytes (Latin text)."""
+        return self.isolated / self.high if self.high else 0.0
+
+    @property
+    def mean_length(self) -> float:
+        """Mean length of the runs: Korean words are short, Chinese sentences long."""
+        return self.high / self.runs if self.runs else 0.0
 
 
-def _mean_length(runs: list[bytes]) -> float:
-    """Mean length of runs of non-ASCII bytes: Korean words are short, Chinese sentences long."""
-    return sum(map(len, runs)) / len(runs) if runs else 0.0
+def high_runs(sample: bytes) -> HighRuns:
+    """Count the runs with numpy (a regex would build a list of them).
+
+    >>> high_runs("café crème ".encode("cp1252") + "日".encode())  # é, è alone; 日 three
+    HighRuns(high=5, runs=3, isolated=2)
+    """
+    high = np.frombuffer(sample, dtype=np.uint8) >= 0x80
+    padded = np.concatenate(([False], high, [False]))
+    starts = high & ~padded[:-2]
+    ends = high & ~padded[2:]
+    return HighRuns(
+        int(np.count_nonzero(high)),
+        int(np.count_nonzero(starts)),
+        int(np.count_nonzero(starts & ends)),
+    )
+
+
+# Code point ranges the CJK score counts, as boundaries: a character's slot is the number of
+# boundaries at or below it, so one searchsorted and one bincount count every range at once.
+_SCRIPT_BOUNDS = np.array(
+    [0x3040, 0x3100, 0x3400, 0x4DC0, 0x4E00, 0xA000, 0xAC00, 0xD7A4, 0xE000, 0xF900]
+)
+_KANA_SLOT, _HAN_SLOT, _HANGUL_SLOT, _RARE_SLOTS = 1, 5, 7, (3, 9)  # U+3040-30FF, ...
 
 
 def _cjk_score(body: bytes, encoding: str) -> float:
     text = body.decode(encoding, "replace")
     errors = text.count("\ufffd")
-    kana, han = len(_KANA.findall(text)), len(_HAN.findall(text))
-    hangul, rare = len(_HANGUL.findall(text)), len(_RARE.findall(text))
+    codes = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+    slots = np.bincount(np.searchsorted(_SCRIPT_BOUNDS, codes, side="right"), minlength=11)
+    kana, han, hangul = int(slots[_KANA_SLOT]), int(slots[_HAN_SLOT]), int(slots[_HANGUL_SLOT])
+    rare = int(slots[_RARE_SLOTS[0]] + slots[_RARE_SLOTS[1]])
     if encoding in {"cp932", "euc_jp"}:
         useful = han + 3 * kana
     elif encoding == "cp949":

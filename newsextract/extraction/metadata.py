@@ -100,6 +100,17 @@ _HIRAGANA = re.compile(r"[\u3040-\u30ff]")
 _HANGUL = re.compile(r"[\uac00-\ud7af]")
 _HAN = re.compile(r"[\u4e00-\u9fff]")
 _LANG_CODE = re.compile(r"^[a-zA-Z]{2,3}(?:[-_][a-zA-Z0-9]{2,8})*$")
+# Attribute values, not elements: selecting them is faster than ``iterfind`` or an XPath
+# predicate (see page.py); the elements are the values' parents.
+_ITEMPROPS = etree.XPath("descendant::*/@itemprop")
+_LINK_RELS = etree.XPath("descendant::a/@rel")
+
+
+def _having(values: Any, wanted: str) -> Iterator[etree._Element]:
+    """The elements whose attribute (selected by one of the XPaths above) is ``wanted``."""
+    for value in values:
+        if value == wanted:
+            yield value.getparent()
 
 
 @dataclass(frozen=True)
@@ -154,26 +165,25 @@ def clean_text(value: Any, limit: int = MAX_HEADLINE_CHARS_DEFAULT) -> str:
 
 def find_headline(page: Page, articles: list[dict[str, Any]]) -> str:
     meta = page.structured.meta
-    candidates = [a.get("headline") for a in articles] + [
+    declared = [a.get("headline") for a in articles] + [
         meta.get("og:title"),
         meta.get("twitter:title"),
         meta.get("headline"),
-        _first_h1(page),
-        page.structured.title,
     ]
-    for candidate in candidates:
+    # The tree is searched for an <h1> only when the page declares no headline.
+    for candidate in chain(declared, _first_h1(page), [page.structured.title]):
         text = clean_text(candidate)
         if text:
             return text
     return ""
 
 
-def _first_h1(page: Page) -> str:
+def _first_h1(page: Page) -> Iterator[str]:
     for element in page.root.iter("h1"):
         text = " ".join(element.itertext())
         if text.strip():
-            return text
-    return ""
+            yield text
+            return
 
 
 def _raw_date(page: Page, articles: list[dict[str, Any]]) -> str:
@@ -191,7 +201,7 @@ def _raw_date(page: Page, articles: list[dict[str, Any]]) -> str:
 def _visible_dates(root: etree._Element) -> Iterator[str]:
     for element in root.iter("time"):
         yield element.get("datetime") or " ".join(element.itertext())
-    for element in root.iterfind(".//*[@itemprop='datePublished']"):
+    for element in _having(_ITEMPROPS(root), "datePublished"):
         yield element.get("content") or element.get("datetime") or " ".join(element.itertext())
 
 
@@ -279,9 +289,9 @@ def _json_ld_names(value: Any) -> tuple[str, ...]:
 
 
 def _visible_authors(root: etree._Element) -> Iterator[str]:
-    for element in root.iterfind(".//*[@itemprop='author']"):
+    for element in _having(_ITEMPROPS(root), "author"):
         yield element.get("content") or " ".join(element.itertext())
-    for element in root.iterfind(".//a[@rel='author']"):
+    for element in _having(_LINK_RELS(root), "author"):
         yield " ".join(element.itertext())
 
 

@@ -81,6 +81,27 @@ def parse_page(
     max_chars: int = MAX_HTML_CHARS_DEFAULT,
 ) -> Page:
     """Build the page model; raise :class:`NotHTMLError` for bodies that are not a document."""
+    parsed = parse_html(body, content_type, max_chars)
+    root = parsed.root
+    structured = read_structured_data(root)
+    clean_tree(root)
+    return Page(url, parsed.encoding, parsed.html, root, split_blocks(root), structured)
+
+
+@dataclass(frozen=True)
+class ParsedHTML:
+    """A body decoded and parsed: the tree as parsed, before structured data is read and
+    noise removed (the light page of stored rules starts from it too)."""
+
+    html: str
+    encoding: str
+    root: etree._Element
+
+
+def parse_html(
+    body: bytes | str, content_type: str | None = None, max_chars: int = MAX_HTML_CHARS_DEFAULT
+) -> ParsedHTML:
+    """Decode and parse once; raise :class:`NotHTMLError` for bodies that are not a document."""
     if isinstance(body, bytes):
         decoded = decode_html(body, content_type)
         html, encoding = decoded.text, decoded.encoding
@@ -93,10 +114,7 @@ def parse_page(
         html = _XML_ILLEGAL.sub(" ", html)
     if len(html) > MAX_TAG_CHARS_DEFAULT:
         html = drop_overlong_attributes(html)
-    root = _parse(html)
-    structured = read_structured_data(root)
-    clean_tree(root)
-    return Page(url, encoding, html, root, split_blocks(root), structured)
+    return ParsedHTML(html, encoding, _parse(html))
 
 
 def _looks_binary(html: str) -> bool:
@@ -121,15 +139,35 @@ def drop_overlong_attributes(html: str) -> str:
     >>> drop_overlong_attributes("<p " + "a=1 " * 6000 + ">x</p>")
     '<p>x</p>'
     """
-    if _LONG_TAG.search(html) is None:  # a cheap test first: one look at each "<"
+    if not _has_bracket_free_run(html, MAX_TAG_CHARS_DEFAULT) or _LONG_TAG.search(html) is None:
         return html
     return _OVERLONG_TAG.sub(r"<\1", html)
+
+
+def _has_bracket_free_run(html: str, length: int) -> bool:
+    """Whether ``html`` may hold ``length`` characters in a row without "<" or ">".
+
+    Such a run holds a whole aligned stretch of ``length // 2`` characters, so looking for
+    a bracket in each stretch (str.find stops at the first, usually within a line) rules
+    out a long tag on nearly every page at once; only the others need the regex, which
+    visits every character.
+
+    >>> _has_bracket_free_run("<p>" + "x" * 50 + "</p>", 40), _has_bracket_free_run("<p>x</p>", 4)
+    (True, False)
+    """
+    step = max(length // 2, 1)
+    find = html.find
+    for start in range(0, len(html) - step + 1, step):
+        if find("<", start, start + step) < 0 and find(">", start, start + step) < 0:
+            return True
+    return False
 
 
 _EMPTY_DOCUMENT = "<html><body></body></html>"
 # Attribute values, not elements: selecting ``//@style`` is three times faster than testing
 # every element's attributes in one predicate.
-_HIDING_ATTRIBUTES = etree.XPath("//@style | //@hidden | //@aria-hidden")
+# Relative, so that a subtree can be cleaned alone (the root's own are html's: never hidden).
+_HIDING_ATTRIBUTES = etree.XPath(".//@style | .//@hidden | .//@aria-hidden")
 
 
 def _parse(html: str) -> etree._Element:
@@ -147,11 +185,17 @@ def _parse(html: str) -> etree._Element:
 
 def _parse_once(html: str) -> tuple[etree._Element | None, bool]:
     """The tree (None if there is none) and whether libxml2 stopped at its depth limit."""
-    if not html.strip():
+    if not html or html.isspace():  # not html.strip(): no copy of the page
         return None, False
     # Bytes, not str: lxml refuses a str that starts with an XML encoding declaration.
+    # No table of id attributes: nothing looks elements up by id, and libxml2 builds it
+    # while parsing.
     parser = etree.HTMLParser(
-        remove_comments=True, remove_pis=True, no_network=True, encoding="utf-8"
+        remove_comments=True,
+        remove_pis=True,
+        no_network=True,
+        encoding="utf-8",
+        collect_ids=False,
     )
     try:
         root = etree.fromstring(html.encode("utf-8", "replace"), parser)
@@ -224,33 +268,40 @@ def _close(open_tags: list[tuple[str, bool]], name: str) -> bool:
 
 
 def read_structured_data(root: etree._Element) -> StructuredData:
-    """Title, language, canonical URL, meta tags and JSON-LD objects, read before cleaning."""
+    """Title, language, canonical URL, meta tags and JSON-LD objects, read before cleaning.
+
+    One walk of the tree finds all four kinds of element.
+    """
     meta: dict[str, str] = {}
-    for element in root.iter("meta"):
-        key = element.get("property") or element.get("name") or element.get("itemprop")
-        content = element.get("content")
-        if key and content and key.lower() not in meta:
-            meta[key.lower()] = content.strip()
-    title = next(("".join(el.itertext()).strip() for el in root.iter("title")), "")
-    canonical = next(
-        (
-            el.get("href", "")
-            for el in root.iter("link")
-            if el.get("rel", "").lower() == "canonical"
-        ),
-        "",
-    )
+    title: str | None = None
+    canonical: str | None = None
+    scripts: list[etree._Element] = []
+    for element in root.iter("meta", "title", "link", "script"):
+        tag = element.tag
+        if tag == "meta":
+            key = element.get("property") or element.get("name") or element.get("itemprop")
+            content = element.get("content")
+            if key and content and key.lower() not in meta:
+                meta[key.lower()] = content.strip()
+        elif tag == "title":
+            if title is None:
+                title = "".join(element.itertext()).strip()
+        elif tag == "link":
+            if canonical is None and element.get("rel", "").lower() == "canonical":
+                canonical = element.get("href", "")
+        else:
+            scripts.append(element)
     return StructuredData(
-        title=title,
+        title=title or "",
         lang=(root.get("lang") or meta.get("og:locale", "")).strip(),
-        canonical=canonical.strip(),
+        canonical=(canonical or "").strip(),
         meta=meta,
-        json_ld=tuple(_json_ld_objects(root)),
+        json_ld=tuple(_json_ld_objects(scripts)),
     )
 
 
-def _json_ld_objects(root: etree._Element) -> Iterator[dict[str, Any]]:
-    for script in root.iter("script"):
+def _json_ld_objects(scripts: list[etree._Element]) -> Iterator[dict[str, Any]]:
+    for script in scripts:
         if "ld+json" not in (script.get("type") or "").lower() or not script.text:
             continue
         try:
@@ -274,7 +325,8 @@ def _flatten_json_ld(data: Any) -> Iterator[dict[str, Any]]:
 
 
 def clean_tree(root: etree._Element) -> None:
-    """Remove elements that are never visible text, in place."""
+    """Remove elements that are never visible text, in place (``root`` may be any element
+    that :func:`removed_by_cleaning` keeps: its subtree ends as the whole tree's would)."""
     doomed = list(root.iter(*NOISE_TAGS))
     for value in _HIDING_ATTRIBUTES(root):
         if _hides(value.attrname, value):
@@ -283,6 +335,33 @@ def clean_tree(root: etree._Element) -> None:
                 doomed.append(element)
     for element in doomed:
         drop_element(element)
+
+
+def removed_by_cleaning(element: etree._Element) -> bool:
+    """Whether :func:`clean_tree` on the whole tree removes the element (it or an ancestor
+    is noise or hidden)."""
+    current: etree._Element | None = element
+    while current is not None:
+        if is_noise_element(current):
+            return True
+        current = current.getparent()
+    return False
+
+
+def is_noise_element(element: etree._Element) -> bool:
+    """Whether :func:`clean_tree` removes the element for what it is itself (noise, hidden)."""
+    tag = element.tag
+    if tag in _NOISE_TAG_SET:
+        return True
+    if tag not in ("html", "body"):
+        for name in ("style", "hidden", "aria-hidden"):
+            value = element.get(name)
+            if value is not None and _hides(name, value):
+                return True
+    return False
+
+
+_NOISE_TAG_SET = frozenset(NOISE_TAGS)
 
 
 def _hides(name: str, value: str) -> bool:

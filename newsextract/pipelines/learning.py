@@ -2,7 +2,11 @@
 
 For every fetched page the :class:`SiteLearner` answers one of three things:
 
-- an article made by the site's rules (the fast path, and held pages once rules exist);
+- an article made by the site's rules (the fast path, and held pages once rules exist).
+  Where the site has rules for the page's group (or rules of its other groups to
+  borrow), they are applied first to a light page (:mod:`newsextract.templates.fastpath`:
+  decoded, parsed, cleaned and cut into blocks only where the rules look); the full page
+  model is built only when that gives no validated answer, or to learn from the page;
 - "pass the page on" to single-page extraction (no rules yet and no room to hold it, a
   page the rules failed to validate on, a page that is not HTML);
 - "hold it": the page's group has no rules yet, so it waits (bounded) until the group has
@@ -23,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from newsextract.exceptions import NotHTMLError
+from newsextract.exceptions import NewsExtractError, NotHTMLError
 from newsextract.extraction.page import Page, parse_page
 from newsextract.extraction.result import Article
 from newsextract.items import ArticleItem, PageItem
@@ -43,6 +47,7 @@ from newsextract.pipelines.holding import (
     HeldPage,
     HoldQueue,
 )
+from newsextract.templates.fastpath import LightPage, light_page
 
 logger = logging.getLogger(__name__)
 
@@ -71,6 +76,7 @@ class SiteTemplatesLike(Protocol):
 
     def learn(self, pages: Sequence[Page], kind: str = "article") -> object | None: ...
     def extract(self, page: Page, kind: str = "article") -> Article | None: ...
+    def extract_light(self, page: LightPage, kind: str = "article") -> Article | None: ...
     def has_rules(self, kind: str) -> bool: ...
     def rule_version(self, kind: str) -> str: ...
 
@@ -136,12 +142,17 @@ class SiteLearner:
         """Decide for one item; items other than pages pass through untouched."""
         if not isinstance(item, PageItem):
             return Verdict(item)
+        key: GroupKey = (item.site, item.group or url_pattern(item.url))
+        fast = self._light(key, item) if item.page is None else None
+        if fast is not None:
+            item.group = key[1]
+            self._count("pages")
+            return Verdict(fast)
         page = self._parse(item)
         if page is None:
             return Verdict(item)
-        item.group = item.group or url_pattern(item.url)
+        item.group = key[1]
         self._count("pages")
-        key: GroupKey = (item.site, item.group)
         if self._site(item.site).has_rules(item.group):
             self._note_kind(key)
             return self._apply(key, item, page)
@@ -158,6 +169,37 @@ class SiteLearner:
             return item.page
         except NotHTMLError:
             return None  # single-page extraction records the failure
+
+    def _light(self, key: GroupKey, item: PageItem) -> ArticleItem | None:
+        """The answer of the group's rules, or of rules borrowed from the site's other
+        groups, on a light page; None when there are none or none gives a valid answer."""
+        site, kind = key
+        templates = self._site(site)
+        kinds = [kind] if templates.has_rules(kind) else []
+        if kinds:
+            self._note_kind(key)
+        kinds += self._borrowable(key)
+        if not kinds:
+            return None
+        try:
+            page = light_page(item.body, item.url, item.content_type or None)
+        except NewsExtractError:
+            return None  # the full path records why
+        for other in kinds:
+            try:
+                article = templates.extract_light(page, other)
+            except Exception:
+                logger.exception("applying the rules of %s %s to %s failed", site, other, item.url)
+                self._count("errors")
+                continue
+            if article is not None and article.body.strip():
+                self._count("applied")
+                self._count("light")
+                if other != kind:
+                    self._prefer(site, other)
+                    self._count("borrowed")
+                return article_item(item, article)
+        return None
 
     def _apply(self, key: GroupKey, item: PageItem, page: Page) -> Verdict:
         article = self._extract(key, item, page) or self._borrow(key, item, page)
@@ -270,16 +312,25 @@ class SiteLearner:
 
         A site's sections (/news/, /business/) are different URL patterns with one template;
         validation keeps a rule from answering for a page it does not fit."""
-        site, kind = key
-        kinds = self._kinds.get(site, [])
-        for other in [k for k in kinds if k != kind][:MAX_BORROWED_KINDS_DEFAULT]:
+        site = key[0]
+        for other in self._borrowable(key):
             article = self._extract((site, other), item, page)
             if article is not None:
-                kinds.remove(other)
-                kinds.insert(0, other)
+                self._prefer(site, other)
                 self._count("borrowed")
                 return article
         return None
+
+    def _borrowable(self, key: GroupKey) -> list[str]:
+        """The site's other kinds with rules that a page of ``key`` tries, best first."""
+        site, kind = key
+        return [k for k in self._kinds.get(site, []) if k != kind][:MAX_BORROWED_KINDS_DEFAULT]
+
+    def _prefer(self, site: str, kind: str) -> None:
+        kinds = self._kinds.setdefault(site, [])
+        if kind in kinds:
+            kinds.remove(kind)
+        kinds.insert(0, kind)
 
     # --- releasing held pages -----------------------------------------------------------
 

@@ -4,7 +4,9 @@ Placed before single-page extraction (ITEM_PIPELINES 300). For every :class:`Pag
 
 - its group is the site and the URL pattern of the page (``PageItem.group`` is set here);
 - if the site has rules for that group (learned in this crawl or saved by an earlier one),
-  the rules extract the page and the stage returns an :class:`ArticleItem` whose
+  the rules extract the page (from a light page: decoded and parsed, cleaned and cut into
+  blocks only where the rules look; the full page model is built only when that gives no
+  validated answer) and the stage returns an :class:`ArticleItem` whose
   ``extraction`` says ``method`` (``"rules"``), ``ruleVersion`` and ``confidence``; if
   validation fails (a redesign) the page is passed on unchanged to single-page extraction
   and kept as a sample of the new layout, and the rules are learned again from those;

@@ -2,19 +2,23 @@
 
     newsextract apply rules.xml PAGE [--kind article] [--json]
 
-With ``--kind listing`` it prints the records (title, tab, link) of a listing page.
+With ``--kind listing`` it prints the records (title, tab, link) of a listing page. An
+article is read from a light page first (:mod:`newsextract.templates.fastpath`); the full page
+model is built only when that gives no validated answer.
 """
 
 from __future__ import annotations
 
 import argparse
+import gzip
 import json
 import sys
 from dataclasses import asdict
 from pathlib import Path
 
 from newsextract.exceptions import NewsExtractError
-from newsextract.templates.induce_command import read_page
+from newsextract.extraction.page import parse_page
+from newsextract.extraction.result import Article
 from newsextract.templates.site import LISTING_KIND, SiteTemplates
 from newsextract.templates.store import current_version, parse_rules
 
@@ -27,9 +31,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    url = args.page.resolve().as_uri()
     try:
         versions = parse_rules(args.rules.read_bytes(), str(args.rules))
-        page = read_page(args.page)
+        data = args.page.read_bytes()
+        data = gzip.decompress(data) if args.page.suffix == ".gz" else data
     except (OSError, NewsExtractError) as error:
         print(f"newsextract apply: {error}", file=sys.stderr)
         return 2
@@ -38,11 +44,15 @@ def run(args: argparse.Namespace) -> int:
     if current_version([v for v in versions if v.kind == args.kind]) is None:
         print(f"newsextract apply: no current {args.kind} rules in {args.rules}", file=sys.stderr)
         return 1
-    if args.kind == LISTING_KIND:
-        for record in templates.records(page, args.kind):
-            print(f"{record.title}\t{record.link}")
-        return 0
-    article = templates.extract(page, args.kind)
+    try:
+        if args.kind == LISTING_KIND:
+            for record in templates.records(parse_page(data, url), args.kind):
+                print(f"{record.title}\t{record.link}")
+            return 0
+        article = _article(templates, data, url, args.kind)
+    except NewsExtractError as error:
+        print(f"newsextract apply: {error}", file=sys.stderr)
+        return 2
     if article is None:
         print(f"newsextract apply: rules failed: {templates.last_verdict.reason}", file=sys.stderr)
         return 1
@@ -53,3 +63,9 @@ def run(args: argparse.Namespace) -> int:
     else:
         print(article.headline, article.body, sep="\n\n")
     return 0
+
+
+def _article(templates: SiteTemplates, data: bytes, url: str, kind: str) -> Article | None:
+    """The light page's answer, else the full page model's."""
+    article = templates.extract_raw(data, url, kind=kind)
+    return article if article is not None else templates.extract(parse_page(data, url), kind)

@@ -1,25 +1,35 @@
 """Site mode measured side by side with single mode and trafilatura on the same pages.
 
     python -m newsextract.templates.measure MANIFEST --group-by site [--min-group 5]
-        [--template-only] [--no-trafilatura]
+        [--template-only] [--no-trafilatura] [--repeat 3]
 
-Prints F1 (with the share of pages at F1 >= 0.9) for each, then pages per second (1 / median
-page time) for applying stored rules, for parse_page alone and for trafilatura, then the
-induction time per group and the reduction ratio. trafilatura comes with the ``bench`` extra.
+Prints F1 (with the share of pages at F1 >= 0.9) for site mode, single mode and trafilatura.
+Then stored rules (learned on each group's pages first) applied from each page's bytes to its
+record, as a later crawl does, on two paths: the full page model (``parse_page``, the rules,
+single mode where they fail) and the light page of :mod:`newsextract.templates.fastpath`
+(falling back to the full path); their F1, how many bodies differ, and pages per second
+(1 / median page time, and pages / total time) side by side with trafilatura, timed page by
+page in turn in one process, each page ``--repeat`` times on each path (in a rotating order),
+its fastest run counting. Then the induction time per group and the reduction ratio.
+trafilatura comes with the ``bench`` extra.
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import statistics
 import sys
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypeVar
 
 from newsextract.evaluation.dataset import ManifestEntry, read_manifest
 from newsextract.evaluation.metric import Summary, score_page, summarise
+from newsextract.exceptions import NewsExtractError
 from newsextract.extraction import extract_article
 from newsextract.extraction.page import parse_page
 from newsextract.templates.config import TemplateConfig
@@ -45,44 +55,177 @@ def _rate(seconds: Sequence[float]) -> str:
     return f"{1 / median:8.0f} pages/s" if median else "       - pages/s"
 
 
-def _timed(
-    function: Callable[[bytes], str], pages: Sequence[bytes]
-) -> tuple[list[str], list[float]]:
-    bodies, seconds = [], []
-    for html in pages:
-        start = time.perf_counter()
-        bodies.append(function(html))
-        seconds.append(time.perf_counter() - start)
-    return bodies, seconds
-
-
 def _trafilatura(html: bytes) -> str:
     import trafilatura
 
     return trafilatura.extract(html) or ""
 
 
-def _application_seconds(
-    entries: Sequence[ManifestEntry], group_by: str, config: TemplateConfig
-) -> tuple[list[float], list[float]]:
-    """Rule application alone and parse_page alone, per page, with rules learned beforehand."""
+T = TypeVar("T")
+
+
+@dataclass
+class _StoredRules:
+    """Stored rules applied page by page, from the bytes, on both paths, with trafilatura
+    timed on the same page just before (interleaved, so that load on the machine falls on
+    all alike). Each path falls back as the crawl does: full page model, then single mode."""
+
+    light: dict[str, str] = field(default_factory=dict)  # entry id -> body
+    full: dict[str, str] = field(default_factory=dict)
+    trafilatura: dict[str, str] = field(default_factory=dict)
+    by_rules: set[str] = field(default_factory=set)  # pages the light path answered
+    seconds: dict[str, list[float]] = field(default_factory=dict)  # per page, fastest run
+    _page: dict[str, float] = field(default_factory=dict)  # this page's fastest runs so far
+
+    def time(self, name: str, function: Callable[[], T]) -> T:
+        start = time.perf_counter()
+        try:
+            return function()
+        finally:
+            elapsed = time.perf_counter() - start
+            self._page[name] = min(elapsed, self._page.get(name, elapsed))
+
+    def next_page(self) -> None:
+        for name, elapsed in self._page.items():
+            self.seconds.setdefault(name, []).append(elapsed)
+        self._page.clear()
+
+
+def _full_path(
+    templates: SiteTemplates | None, html: bytes, url: str | None, figures: _StoredRules
+) -> str:
+    """Today's path: the full page model, the rules on it, else single mode."""
+    try:
+        page = figures.time("parse_page", functools.partial(parse_page, html, url))
+    except NewsExtractError:
+        return ""
+    article = templates.extract(page) if templates is not None else None
+    return (article or extract_article(page)).body
+
+
+def _light_path(templates: SiteTemplates | None, html: bytes, url: str | None) -> str | None:
+    """The light page of stored rules; None where the page falls back to the full path."""
+    article = templates.extract_raw(html, url) if templates is not None else None
+    return article.body if article is not None else None
+
+
+def _stored_rules(
+    entries: Sequence[ManifestEntry],
+    group_by: str,
+    config: TemplateConfig,
+    traf: bool,
+    repeat: int,
+) -> _StoredRules:
+    """Rules learned on each group's pages (untimed), then applied from each page's bytes by
+    fresh instances, as a later crawl would: no history of bodies, rules from the store.
+    Each page is timed ``repeat`` times on each path in turn; its fastest run counts (on a
+    shared machine, the others measure the neighbours' load)."""
+    figures = _StoredRules()
     groups: dict[str, list[ManifestEntry]] = {}
     for entry in entries:
         groups.setdefault(entry.group_key(group_by), []).append(entry)
-    applying, parsing = [], []
     for key, members in groups.items():
-        pages = []
-        for entry in members:
-            start = time.perf_counter()
-            pages.append(parse_page(entry.read_html(), entry.url))
-            parsing.append(time.perf_counter() - start)
-        site = SiteTemplates(key, None, config)
-        site.learn(pages)
-        for page in pages:
-            start = time.perf_counter()
-            site.extract(page)
-            applying.append(time.perf_counter() - start)
-    return applying, parsing
+        htmls = [entry.read_html() for entry in members]
+        learned = SiteTemplates(key, None, config)
+        if not key.startswith("_single:"):
+            learned.learn([parse_page(html, e.url) for html, e in zip(htmls, members, strict=True)])
+        versions = learned.versions()
+        light = SiteTemplates.from_versions(key, versions) if versions else None
+        full = SiteTemplates.from_versions(key, versions) if versions else None
+        for html, entry in zip(htmls, members, strict=True):
+            for run in range(repeat):
+                _time_page(figures, entry, html, (light, full), traf, run)
+            figures.next_page()
+    return figures
+
+
+def _time_page(
+    figures: _StoredRules,
+    entry: ManifestEntry,
+    html: bytes,
+    templates: tuple[SiteTemplates | None, SiteTemplates | None],
+    traf: bool,
+    run: int,
+) -> None:
+    """One run of each path on the page: trafilatura, the light page, the full page model,
+    starting with the next one at each run (so that none always runs in another's wake)."""
+    light, full = templates
+    runs = [
+        functools.partial(_time_light, figures, entry, html, light),
+        functools.partial(_time_full, figures, entry, html, full),
+    ]
+    if traf:
+        runs.insert(0, functools.partial(_time_trafilatura, figures, entry, html))
+    for number in range(len(runs)):
+        runs[(number + run) % len(runs)]()
+
+
+def _time_trafilatura(figures: _StoredRules, entry: ManifestEntry, html: bytes) -> None:
+    traf_body = figures.time("trafilatura", functools.partial(_trafilatura, html))
+    figures.trafilatura[entry.id] = traf_body
+
+
+def _time_light(
+    figures: _StoredRules, entry: ManifestEntry, html: bytes, templates: SiteTemplates | None
+) -> None:
+    light_path = functools.partial(_light_or_full, templates, html, entry, figures)
+    figures.light[entry.id] = figures.time("light", light_path)
+
+
+def _time_full(
+    figures: _StoredRules, entry: ManifestEntry, html: bytes, templates: SiteTemplates | None
+) -> None:
+    full_path = functools.partial(_full_path, templates, html, entry.url, figures)
+    figures.full[entry.id] = figures.time("full", full_path)
+
+
+def _light_or_full(
+    templates: SiteTemplates | None, html: bytes, entry: ManifestEntry, figures: _StoredRules
+) -> str:
+    body = _light_path(templates, html, entry.url)
+    if body is not None:
+        figures.by_rules.add(entry.id)
+        return body
+    return _full_path(templates, html, entry.url, _StoredRules())  # not the full path's parse
+
+
+def _print_stored_rules(entries: Sequence[ManifestEntry], figures: _StoredRules) -> None:
+    print(_line("stored rules, full page", _summary(entries, _ordered(entries, figures.full))))
+    print(_line("stored rules, light page", _summary(entries, _ordered(entries, figures.light))))
+    differ = sum(figures.light[e.id] != figures.full[e.id] for e in entries)
+    light_share = f"{len(figures.by_rules)} pages by the light page, the rest fell back"
+    print(f"{'':<28} {light_share}; {differ} bodies differ from the full page's")
+    seconds = figures.seconds
+    traf = seconds.get("trafilatura", [])
+    print("bytes -> record, in turn       1 / median        total time")
+    for name, label in _TIMED:
+        if name in seconds:
+            rates = f"{_rate(seconds[name])} {_total_rate(seconds[name])}"
+            print(f"  {label:<26} {rates}{_ratio(traf, seconds[name])}")
+
+
+_TIMED = (
+    ("trafilatura", "trafilatura"),
+    ("full", "parse_page + rules"),
+    ("light", "light page + rules"),
+    ("parse_page", "parse_page alone"),
+)
+
+
+def _ordered(entries: Sequence[ManifestEntry], bodies: dict[str, str]) -> list[str]:
+    return [bodies[entry.id] for entry in entries]
+
+
+def _total_rate(seconds: Sequence[float]) -> str:
+    return f"{len(seconds) / sum(seconds):8.0f} pages/s" if sum(seconds) else ""
+
+
+def _ratio(reference: Sequence[float], seconds: Sequence[float]) -> str:
+    """How many times trafilatura's pages per second, by median and by total time."""
+    if not reference or reference is seconds:
+        return ""
+    by_median = statistics.median(reference) / statistics.median(seconds)
+    return f"   {by_median:5.1f}x / {sum(reference) / sum(seconds):5.1f}x trafilatura"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -92,6 +235,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--min-group", type=int, default=2)
     parser.add_argument("--template-only", action="store_true")
     parser.add_argument("--no-trafilatura", action="store_true")
+    parser.add_argument(
+        "--repeat", type=int, default=3, help="runs of each page on each path (fastest counts)"
+    )
     args = parser.parse_args(argv)
     config = TemplateConfig(single_page_veto=not args.template_only)
     entries = list(read_manifest(args.manifest))
@@ -102,18 +248,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"{'':<28} methods {dict(Counter(o.method for o in outcomes))}")
     single = [extract_article(parse_page(e.read_html(), e.url)).body for e in entries]
     print(_line("single mode", _summary(entries, single)))
-    htmls = [e.read_html() for e in entries]
-    traf_seconds: list[float] = []
-    if not args.no_trafilatura:
-        traf_bodies, traf_seconds = _timed(_trafilatura, htmls)
-        print(_line("trafilatura", _summary(entries, traf_bodies)))
-    applying, parsing = _application_seconds(entries, args.group_by, config)
-    print(f"applying stored rules        {_rate(applying)}")
-    print(f"parse_page alone             {_rate(parsing)}")
-    both = [a + p for a, p in zip(applying, parsing, strict=True)]
-    print(f"parse_page + rules           {_rate(both)}")
-    if traf_seconds:
-        print(f"trafilatura                  {_rate(traf_seconds)}")
+    traf = not args.no_trafilatura
+    figures = _stored_rules(entries, args.group_by, config, traf, max(1, args.repeat))
+    if figures.trafilatura:
+        print(_line("trafilatura", _summary(entries, _ordered(entries, figures.trafilatura))))
+    _print_stored_rules(entries, figures)
     induction = stats.induction_seconds
     print(
         f"induction per group          median {statistics.median(induction):.3f} s, "

@@ -17,14 +17,15 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
 from lxml import etree
 
-from newsextract.extraction.blocks import normalise_text
-from newsextract.extraction.page import Page
+from newsextract.extraction.blocks import Block, normalise_text
+from newsextract.extraction.page import Page, StructuredData
+from newsextract.extraction.result import Article
 from newsextract.templates.noise import MAX_NAMED_SHARE_DEFAULT, is_named_noise
 
 #: Blocks with more link text than this are not body text (method A trial: > 0.5 is noise).
@@ -114,12 +115,93 @@ def select(context: etree._Element, expression: str) -> list[etree._Element]:
     return [el for el in found if isinstance(el, etree._Element)] if isinstance(found, list) else []
 
 
-def find_region(page: Page, rule: BodyRule) -> etree._Element | None:
-    pivots = select(page.root, rule.pivot)
-    if len(pivots) != 1:
+# ``//tag``, ``//tag[@name='value']`` and the same from ``.//``: what induction writes.
+_SIMPLE = re.compile(r"^(\.?)//([A-Za-z][\w-]*)(?:\[@([A-Za-z][\w-]*)='([^']*)'\])?$")
+Found = dict[str, list[etree._Element]]  # expression -> the elements it selects
+
+
+@lru_cache(maxsize=4096)
+def _simple(expression: str) -> tuple[bool, str, str, str] | None:
+    """(relative, tag, attribute, value) of a simple expression, else None."""
+    match = _SIMPLE.match(expression)
+    if match is None:
         return None
-    regions = select(pivots[0], rule.path)
+    relative, tag, name, value = match.groups()
+    return bool(relative), tag, name or "", value or ""
+
+
+def is_plain_pivot(expression: str) -> bool:
+    """Whether the expression finds elements in the document by tag (and one attribute)."""
+    simple = _simple(expression)
+    return simple is not None and not simple[0]
+
+
+def select_many(context: etree._Element, expressions: Sequence[str]) -> Found:
+    """What :func:`select` gives for each expression, in document order, with the simple ones
+    (``//tag[@name='value']`` from the document, ``.//tag[...]`` from ``context``) found in one
+    walk over the elements of their tags instead of one XPath evaluation each."""
+    found: Found = {}
+    # relative or not -> tag -> attribute name ("" for none) -> value -> expressions
+    wanted: dict[bool, dict[str, dict[str, dict[str, list[str]]]]] = {True: {}, False: {}}
+    for expression in dict.fromkeys(expressions):
+        simple = _simple(expression)
+        if simple is None:
+            found[expression] = select(context, expression)
+            continue
+        relative, tag, name, value = simple
+        names = wanted[relative].setdefault(tag, {})
+        names.setdefault(name, {}).setdefault(value, []).append(expression)
+        found[expression] = []
+    document = context.getroottree().getroot()
+    for relative, tags in wanted.items():
+        for tag, names in tags.items():
+            for name, values in names.items():
+                elements = context.iterdescendants(tag) if relative else document.iter(tag)
+                _walk(elements, name, values, found)
+    return found
+
+
+def _walk(
+    elements: Iterator[etree._Element], name: str, values: dict[str, list[str]], found: Found
+) -> None:
+    """Add the elements whose attribute ``name`` has one of the values (any, without name)."""
+    if not name:
+        listed = list(elements)
+        for expression in values[""]:
+            found[expression].extend(listed)
+        return
+    for element in elements:
+        value = element.get(name)
+        if value is not None and value in values:
+            for expression in values[value]:
+                found[expression].append(element)
+
+
+def find_region(page: Page, rule: BodyRule) -> etree._Element | None:
+    return region_in(page.root, rule)
+
+
+#: How a path is followed from a pivot: :func:`select` on a cleaned tree.
+Descend = Callable[[etree._Element, str], list[etree._Element]]
+
+
+def region_in(
+    root: etree._Element, rule: BodyRule, pivots: Found | None = None, descend: Descend = select
+) -> etree._Element | None:
+    """The rule's region in a cleaned tree: one pivot, one element at the path from it
+    (``pivots``: the rule's pivot looked up beforehand by :func:`select_many`)."""
+    pivots_found = pivots[rule.pivot] if pivots is not None else select(root, rule.pivot)
+    if len(pivots_found) != 1:
+        return None
+    regions = descend(pivots_found[0], rule.path)
     return regions[0] if len(regions) == 1 else None
+
+
+def version_pivots(root: etree._Element, version: RuleVersion) -> Found:
+    """Every pivot of the version's body and field rules, looked up in one walk."""
+    expressions = [rule.pivot for rule in version.bodies]
+    expressions += [rule.pivot for rule in version.fields if not rule.meta]
+    return select_many(root, list(dict.fromkeys(expressions)))
 
 
 @dataclass(frozen=True)
@@ -138,70 +220,80 @@ class Applied:
 
 def apply_version(version: RuleVersion, page: Page) -> Applied | None:
     """The body blocks and fields the version gives on the page; None when no region is found."""
+    pivots = version_pivots(page.root, version)
     for number, rule in enumerate(version.bodies):
-        region = find_region(page, rule)
+        region = region_in(page.root, rule, pivots)
         if region is not None:
             kept = region_blocks(page, region, rule)
-            fields, heading = apply_fields(version.fields, page, region)
+            fields, heading = apply_fields(version.fields, page, region, pivots)
             full = tuple(sorted(set(kept) | set(heading)))
             return Applied(version, number, full, kept, fields)
     return None
 
 
-def element_blocks(page: Page) -> dict[etree._Element, list[int]]:
-    by_element: dict[etree._Element, list[int]] = {}
-    for block in page.blocks:
+ByElement = dict[etree._Element, list[int]]  # owner element -> indexes of its blocks
+
+
+def element_blocks(blocks: Sequence[Block]) -> ByElement:
+    by_element: ByElement = {}
+    for block in blocks:
         by_element.setdefault(block.element, []).append(block.index)
     return by_element
 
 
 def region_blocks(page: Page, region: etree._Element, rule: BodyRule) -> tuple[int, ...]:
     """Blocks inside the region, less the dropped elements, template texts and link lists."""
+    return kept_blocks(page.blocks, element_blocks(page.blocks), region, rule)
+
+
+def kept_blocks(
+    blocks: Sequence[Block], by_element: ByElement, region: etree._Element, rule: BodyRule
+) -> tuple[int, ...]:
+    """:func:`region_blocks` over any blocks that cover the region (``blocks[i].index == i``):
+    the whole page's, or the region's own (the light page of stored rules)."""
     dropped: set[etree._Element] = set()
-    for expression in rule.drops:
-        for element in select(region, expression):
+    for elements in select_many(region, rule.drops).values():
+        for element in elements:
             if element is not region:
                 dropped.update(element.iter())
-    by_element = element_blocks(page)
     if rule.drop_named:
-        dropped |= named_boxes(page, region, by_element)
+        dropped |= named_boxes(blocks, region, by_element)
     drop_texts = set(rule.drop_texts)
     kept = []
     for element in region.iter():
         if element in dropped:
             continue
         for index in by_element.get(element, ()):
-            block = page.blocks[index]
+            block = blocks[index]
             if block.link_density > rule.max_link_density or block.text in drop_texts:
                 continue
             if looks_like_markup(block.text):
                 continue
             kept.append(index)
     if rule.drop_repeated:
-        kept = _without_repeats(page, kept)
+        kept = _without_repeats(blocks, kept)
     return tuple(sorted(kept))
 
 
 def named_boxes(
-    page: Page, region: etree._Element, by_element: dict[etree._Element, list[int]]
+    blocks: Sequence[Block], region: etree._Element, by_element: ByElement
 ) -> set[etree._Element]:
     """Elements inside boxes of the region named as noise, unless a box holds most of it."""
-    chars: dict[etree._Element, int] = {}
-    total = 0
-    for element in region.iter():
-        size = sum(len(page.blocks[i].text) for i in by_element.get(element, ()))
-        total += size
-        current: etree._Element | None = element
-        while size and current is not None and current is not region:
-            chars[current] = chars.get(current, 0) + size
-            current = current.getparent()
     dropped: set[etree._Element] = set()
+    total = -1  # the region's characters, counted at the first named box
     for element in region.iterdescendants():
-        if element in dropped or not isinstance(element.tag, str):
+        if element in dropped or not isinstance(element.tag, str) or not is_named_noise(element):
             continue
-        if is_named_noise(element) and chars.get(element, 0) <= MAX_NAMED_SHARE_DEFAULT * total:
+        if total < 0:
+            total = _chars(region, blocks, by_element)
+        if _chars(element, blocks, by_element) <= MAX_NAMED_SHARE_DEFAULT * total:
             dropped.update(element.iter())
     return dropped
+
+
+def _chars(element: etree._Element, blocks: Sequence[Block], by_element: ByElement) -> int:
+    """Characters of the blocks inside the element."""
+    return sum(len(blocks[i].text) for inner in element.iter() for i in by_element.get(inner, ()))
 
 
 _MARKUP = re.compile(r"</?[a-zA-Z][a-zA-Z0-9]*[\s>/]|\b(?:href|src|class)\s*=\s*[\"']")
@@ -232,45 +324,72 @@ def looks_like_markup(text: str) -> bool:
 REPEATED_MIN_WORDS_DEFAULT = 5
 
 
-def _without_repeats(page: Page, kept: list[int]) -> list[int]:
-    counts = Counter(page.blocks[i].text for i in kept)
+def _without_repeats(blocks: Sequence[Block], kept: list[int]) -> list[int]:
+    counts = Counter(blocks[i].text for i in kept)
     return [
         i
         for i in kept
-        if counts[page.blocks[i].text] < 2 or page.blocks[i].words < REPEATED_MIN_WORDS_DEFAULT
+        if counts[blocks[i].text] < 2 or blocks[i].words < REPEATED_MIN_WORDS_DEFAULT
     ]
 
 
 def apply_fields(
-    rules: Sequence[FieldRule], page: Page, region: etree._Element
+    rules: Sequence[FieldRule], page: Page, region: etree._Element, pivots: Found | None = None
 ) -> tuple[dict[str, str], tuple[int, ...]]:
     """Field values, and the blocks of fields that belong at the head of the body."""
+    found = read_fields(rules, page.root, page.structured.meta, region, pivots)
+    if found.head is None:
+        return found.values, ()
+    by_element = element_blocks(page.blocks)
+    heading = tuple(sorted(i for el in found.head.iter() for i in by_element.get(el, ())))
+    return found.values, heading
+
+
+@dataclass(frozen=True)
+class Fields:
+    """Field values, and the element (outside the region) that heads the body, if any."""
+
+    values: dict[str, str]
+    head: etree._Element | None = None
+
+
+def read_fields(
+    rules: Sequence[FieldRule],
+    root: etree._Element,
+    meta: dict[str, str],
+    region: etree._Element,
+    pivots: Found | None = None,
+    descend: Descend = select,
+) -> Fields:
+    """The fields' values in a cleaned tree, with its meta tags read before cleaning
+    (``pivots``: the rules' pivots looked up beforehand by :func:`select_many`)."""
     values: dict[str, str] = {}
-    heading: tuple[int, ...] = ()
+    head = None
     for rule in rules:
         if rule.meta:
-            value = page.structured.meta.get(rule.meta, "")
+            value = meta.get(rule.meta, "")
             if value:
                 values.setdefault(rule.name, value)
             continue
-        elements = _field_elements(page, rule)
-        if not elements:
-            continue
         if rule.name in values:
             continue  # an earlier rule (another template's) found it
+        elements = _field_elements(root, rule, pivots, descend)
+        if not elements:
+            continue
         element = elements[0]
         values[rule.name] = normalise_text(" ".join(element.itertext()))
         if rule.in_body and not _inside(element, region):
-            by_element = element_blocks(page)
-            heading = tuple(sorted(i for el in element.iter() for i in by_element.get(el, ())))
-    return values, heading
+            head = element
+    return Fields(values, head)
 
 
-def _field_elements(page: Page, rule: FieldRule) -> list[etree._Element]:
-    pivots = select(page.root, rule.pivot)
-    if not pivots:
+def _field_elements(
+    root: etree._Element, rule: FieldRule, pivots: Found | None, descend: Descend
+) -> list[etree._Element]:
+    found = pivots[rule.pivot] if pivots is not None else select(root, rule.pivot)
+    if not found:
         return []
-    return select(pivots[0], rule.path)
+    return descend(found[0], rule.path)
 
 
 def _inside(element: etree._Element, ancestor: etree._Element) -> bool:
@@ -279,3 +398,37 @@ def _inside(element: etree._Element, ancestor: etree._Element) -> bool:
             return True
         element = element.getparent()
     return False
+
+
+#: Confidence of a validated rule answer learned from many pages; fewer pages give less.
+RULE_CONFIDENCE_DEFAULT = 0.9
+
+
+def rule_article(
+    url: str | None,
+    structured: StructuredData,
+    version: RuleVersion,
+    rule_index: int,
+    fields: dict[str, str],
+    body: str,
+    kept: tuple[int, ...] = (),
+) -> Article:
+    """The record of a rules answer (``kept``: block indexes, when the full page has them)."""
+    rule = version.bodies[rule_index]
+    names = (a.strip() for a in fields.get("authors", "").split(","))
+    authors = tuple(a for a in names if a and not a.startswith(("http://", "https://")))
+    learned_from = max(rule.pages, 1)
+    return Article(
+        url=url,
+        body=body,
+        headline=fields.get("headline") or structured.meta.get("og:title", structured.title),
+        canonical_url=structured.canonical,
+        date_published=fields.get("datePublished", ""),
+        date_published_raw=fields.get("datePublished", ""),
+        authors=authors,
+        language=structured.lang,
+        method="rules",
+        rule_version=version.label,
+        confidence=round(RULE_CONFIDENCE_DEFAULT * min(1.0, learned_from / 5) + 0.05, 3),
+        kept_blocks=kept,
+    )

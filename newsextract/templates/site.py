@@ -14,14 +14,22 @@ from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
-from newsextract.exceptions import RuleFileError
+from newsextract.exceptions import NewsExtractError, RuleFileError
 from newsextract.extraction.page import Page
 from newsextract.extraction.result import Article
 from newsextract.templates.config import DEFAULT, TemplateConfig
+from newsextract.templates.fastpath import LightPage, light_article, light_page
 from newsextract.templates.induce import induce
 from newsextract.templates.listing import Record, induce_listing, records, reinduce_listing
 from newsextract.templates.reinduce import Previous, reinduce
-from newsextract.templates.rules import Applied, RuleVersion, apply_version, find_region
+from newsextract.templates.rules import (
+    Applied,
+    BodyRule,
+    RuleVersion,
+    apply_version,
+    find_region,
+    rule_article,
+)
 from newsextract.templates.store import RuleStore, current_version, now
 from newsextract.templates.validate import Verdict, validate_body
 
@@ -39,8 +47,6 @@ MAX_BODY_RULES_DEFAULT = 8
 MAX_SAVED_PREVIOUS_DEFAULT = 50
 SAVE_HISTORY_EVERY_DEFAULT = 25
 SAVED_BODY_LINES_DEFAULT = 12
-#: Confidence of a validated rule answer learned from many pages; fewer pages give less.
-RULE_CONFIDENCE_DEFAULT = 0.9
 #: The page kind whose rules are repeating rules (records of title and link).
 LISTING_KIND = "listing"
 
@@ -188,18 +194,47 @@ class SiteTemplates:
             self.last_verdict = Verdict(False, "body region not found")
             return None
         body = applied.body(page)
+        if not self.validate(version.bodies[applied.rule_index], body, page.url):
+            return None
+        return _article(page, applied, body)
+
+    def validate(self, rule: BodyRule, body: str, url: str | None) -> bool:
+        """Validate one application (size, and uniqueness among recent bodies); the verdict
+        is kept in ``last_verdict``."""
         digest = hashlib.blake2b(body.encode(), digest_size=16).hexdigest()
-        owner = self._bodies.setdefault(digest, page.url or digest)
+        owner = self._bodies.setdefault(digest, url or digest)
         self._bodies.move_to_end(digest)
         if len(self._bodies) > MAX_RECENT_BODIES_DEFAULT:
             self._bodies.popitem(last=False)
-        seen = owner != (page.url or digest)
-        self.last_verdict = validate_body(
-            version.bodies[applied.rule_index], len(body), seen, self.config.validate
-        )
-        if not self.last_verdict.ok:
+        seen = owner != (url or digest)
+        self.last_verdict = validate_body(rule, len(body), seen, self.config.validate)
+        return self.last_verdict.ok
+
+    def extract_light(self, page: LightPage, kind: str = "article") -> Article | None:
+        """The fast path without the full page model (:mod:`newsextract.templates.fastpath`).
+        None when there are no rules, the light page gives no answer or validation fails:
+        the caller then parses the full page model and calls :meth:`extract`, which
+        re-induces the rules if need be."""
+        version = self.current(kind)
+        if version is None or not version.bodies:
             return None
-        return _article(page, applied, body)
+        self.last_verdict = Verdict(False, "no body region the light page can read")
+        article = light_article(version, page, self.validate)  # validation sets the verdict
+        if article is not None and page.url:
+            self.remember(Previous(page.url, article.headline, article.body))
+        return article
+
+    def extract_raw(
+        self, body: bytes, url: str | None, content_type: str | None = None, kind: str = "article"
+    ) -> Article | None:
+        """:meth:`extract_light` from a page's bytes (None for a body that is not HTML)."""
+        if not self.has_rules(kind):
+            return None
+        try:
+            page = light_page(body, url, content_type)
+        except NewsExtractError:
+            return None  # the full path says why
+        return self.extract_light(page, kind)
 
     def remember(self, previous: Previous, save: bool = True) -> None:
         """Keep an earlier result (bounded) for re-induction after a redesign; the sample is
@@ -252,24 +287,5 @@ def _previous_from(record: dict[str, str]) -> Previous:
 
 
 def _article(page: Page, applied: Applied, body: str) -> Article:
-    version = applied.version
-    rule = version.bodies[applied.rule_index]
-    fields = applied.fields
-    structured = page.structured
-    names = (a.strip() for a in fields.get("authors", "").split(","))
-    authors = tuple(a for a in names if a and not a.startswith(("http://", "https://")))
-    learned_from = max(rule.pages, 1)
-    return Article(
-        url=page.url,
-        body=body,
-        headline=fields.get("headline") or structured.meta.get("og:title", structured.title),
-        canonical_url=structured.canonical,
-        date_published=fields.get("datePublished", ""),
-        date_published_raw=fields.get("datePublished", ""),
-        authors=authors,
-        language=structured.lang,
-        method="rules",
-        rule_version=version.label,
-        confidence=round(RULE_CONFIDENCE_DEFAULT * min(1.0, learned_from / 5) + 0.05, 3),
-        kept_blocks=applied.kept,
-    )
+    version, number, fields = applied.version, applied.rule_index, applied.fields
+    return rule_article(page.url, page.structured, version, number, fields, body, applied.kept)

@@ -2,10 +2,13 @@
 page's body may use everything learned from all pages of its group (never gold text).
 
 Each site's rules are learned from its pages (or read from the rules directory), then every
-page gets the rules' answer and the single-page answer. Where the two agree on the site as a
-whole, the page's body is the rules' answer narrowed to what the single-page answer keeps
-(``template+single``); where they do not, the site's template is not trusted and the
-single-page answers stand. Pages without rules, and sites of one page, get single mode.
+page gets the rules' answer and the single-page answer. The single-page answers are first
+checked against one another: a block kept on one page at a place the site's other pages drop is
+dropped (consistency.py). Where the rules and the single-page answers agree on the site as a
+whole, the page's body is the rules' answer narrowed to what the single-page answer keeps, with
+the non-template blocks it keeps above the region (``template+single``, combine.py); where they
+do not, the site's template is not trusted and the checked single-page answers stand. Pages
+without rules, and sites of one page, get single mode.
 """
 
 from __future__ import annotations
@@ -22,8 +25,16 @@ from newsextract.extraction import extract_article
 from newsextract.extraction.page import Page, parse_page
 from newsextract.extraction.result import Article
 from newsextract.templates.alignment import reduction_ratio
-from newsextract.templates.combine import agreement, combine
+from newsextract.templates.combine import agreement, combine, narrowed
 from newsextract.templates.config import DEFAULT, TemplateConfig
+from newsextract.templates.consistency import (
+    PageVerdict,
+    consistent_kept,
+    single_scores,
+    single_threshold,
+)
+from newsextract.templates.frequency import find_template_blocks
+from newsextract.templates.rules import apply_version, find_region
 from newsextract.templates.site import SiteTemplates
 
 
@@ -75,7 +86,7 @@ def extract_site_mode(
         templates = None
         if not key.startswith("_single:"):
             templates = _site_templates(key, parsed, rules_dir, learn, config, figures)
-        for outcome in _group_outcomes(parsed, templates, figures, config):
+        for outcome in _group_outcomes(parsed, templates, figures, config, learn):
             outcomes[outcome.entry.id] = outcome
     stats = SiteModeStats(figures.groups, figures.induction, figures.application, figures.reduction)
     return [outcomes[entry.id] for entry in entries], stats
@@ -125,7 +136,8 @@ def _reduction_ratio(pages: Sequence[Page]) -> float:
 
 @dataclass
 class _Answers:
-    """One page's answers: the rules' (timed) and the single-page one."""
+    """One page's answers: the rules' (timed) and the single-page one, with what the site's
+    other pages tell about it."""
 
     item: _Parsed
     rules: Article | None = None
@@ -133,6 +145,9 @@ class _Answers:
     error: str | None = None
     seconds: float = 0.0  # both answers
     rules_seconds: float = 0.0  # applying the rules alone
+    scores: tuple[float, ...] = ()  # the single-page score of every block
+    region_start: int | None = None  # first block inside the rules' region
+    template: frozenset[int] = frozenset()  # method A's template blocks on the page
 
 
 def _group_outcomes(
@@ -140,8 +155,12 @@ def _group_outcomes(
     templates: SiteTemplates | None,
     figures: _Figures,
     config: TemplateConfig,
+    learn: bool = True,
 ) -> list[PageOutcome]:
-    answers = [_answers(item, templates, config.combine_single) for item in parsed]
+    """``learn``: the group's pages may inform one another (site consistency, method A's
+    template); without it each page gets its rules and its own single-page answer only."""
+    with_scores = learn and config.combine_single and config.site_consistency
+    answers = [_answers(item, templates, config.combine_single, with_scores) for item in parsed]
     for answer in answers:
         if answer.rules is not None:
             figures.application.append(answer.rules_seconds)
@@ -151,24 +170,66 @@ def _group_outcomes(
         if a.rules is not None and a.single is not None
     ]
     trusted = not pairs or agreement(pairs) >= config.min_agreement
+    if with_scores:
+        _check_against_site(answers, config)
+    if learn and templates is not None and config.combine_single:
+        _mark_template(answers, config)
     return [_outcome(answer, config.combine_single, trusted) for answer in answers]
 
 
-def _answers(item: _Parsed, templates: SiteTemplates | None, with_single: bool) -> _Answers:
+def _answers(
+    item: _Parsed, templates: SiteTemplates | None, with_single: bool, with_scores: bool
+) -> _Answers:
     answer = _Answers(item)
     if item.page is None:
         return answer
     start = time.perf_counter()
     answer.rules = templates.extract(item.page) if templates is not None else None
     answer.seconds = answer.rules_seconds = time.perf_counter() - start
+    if answer.rules is not None and templates is not None and with_single:
+        answer.region_start = _region_start(templates, item.page)
     if answer.rules is None or with_single:
         start = time.perf_counter()
         try:
             answer.single = extract_article(item.page)
+            answer.scores = single_scores(item.page) if with_scores else ()
         except NewsExtractError as error:
             answer.error = f"{type(error).__name__}: {error}"
         answer.seconds += time.perf_counter() - start
     return answer
+
+
+def _region_start(templates: SiteTemplates, page: Page) -> int | None:
+    """Index of the first block inside the region the current rules find on the page."""
+    version = templates.current()
+    applied = apply_version(version, page) if version is not None else None
+    if version is None or applied is None:
+        return None
+    region = find_region(page, version.bodies[applied.rule_index])
+    inside = {id(element) for element in region.iter()} if region is not None else set()
+    return next((b.index for b in page.blocks if id(b.element) in inside), None)
+
+
+def _check_against_site(answers: Sequence[_Answers], config: TemplateConfig) -> None:
+    """Narrow each single-page answer by the site's other pages (consistency.py)."""
+    checked = [
+        (answer, PageVerdict(answer.item.page, answer.single.kept_blocks, answer.scores))
+        for answer in answers
+        if answer.item.page is not None and answer.single is not None
+    ]
+    kept = consistent_kept([v for _, v in checked], single_threshold(), config.consistency)
+    for (answer, verdict), blocks in zip(checked, kept, strict=True):
+        if answer.single is not None:
+            answer.single = narrowed(verdict.page, answer.single, blocks)
+
+
+def _mark_template(answers: Sequence[_Answers], config: TemplateConfig) -> None:
+    """Method A's template blocks on every page of the group."""
+    parsed = [a for a in answers if a.item.page is not None]
+    pages = [a.item.page.blocks for a in parsed if a.item.page is not None]
+    template = find_template_blocks(pages, config.frequency)
+    for answer, marked in zip(parsed, template.template, strict=True):
+        answer.template = marked
 
 
 def _outcome(answer: _Answers, combine_single: bool, trusted: bool) -> PageOutcome:
@@ -181,7 +242,7 @@ def _outcome(answer: _Answers, combine_single: bool, trusted: bool) -> PageOutco
     if answer.single is not None and (chosen is None or (combine_single and not trusted)):
         chosen = answer.single
     elif chosen is not None and answer.single is not None and combine_single:
-        chosen = combine(item.page, chosen, answer.single)
+        chosen = combine(item.page, chosen, answer.single, answer.template, answer.region_start)
     if chosen is None:
         return PageOutcome(item.entry, "", "failed", seconds, answer.error)
     return PageOutcome(item.entry, chosen.body, chosen.method, seconds)

@@ -1,0 +1,216 @@
+"""The light page of stored rules gives what the full page model gives, body for body."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from newsextract.evaluation.dataset import read_manifest
+from newsextract.extraction.page import parse_page
+from newsextract.templates.fastpath import apply_light, descend_and_clean, light_page
+from newsextract.templates.rules import (
+    BodyRule,
+    FieldRule,
+    RuleVersion,
+    apply_version,
+    find_region,
+)
+from newsextract.templates.site import SiteTemplates
+from newsextract.templates.xpaths import candidates
+
+STORY = "".join(
+    f"<p>Paragraph {n} of the story tells what happened in the town today.</p>" for n in range(3)
+)
+
+
+def both(html: str, version: RuleVersion) -> tuple[str | None, str | None]:
+    """The body on the full page model and on the light page (None: no answer)."""
+    page = parse_page(html)
+    full = apply_version(version, page)
+    light = apply_light(version, light_page(html.encode()))
+    return (full.body(page) if full else None), (light.body if light else None)
+
+
+def version(*bodies: BodyRule, fields: tuple[FieldRule, ...] = ()) -> RuleVersion:
+    return RuleVersion("example.com", "article", 1, bodies=bodies, fields=fields)
+
+
+def test_positions_count_only_what_cleaning_keeps() -> None:
+    # the hidden div and the noscript are gone from the tree the rule was learned on
+    html = (
+        "<html><body><div id='page'><div style='display:none'><p>Hidden teaser text</p></div>"
+        "<noscript><div>Enable scripts</div></noscript><div><p>Menu</p></div>"
+        f"<div>{STORY}<script>var x = 1;</script><div hidden>Secret</div></div>"
+        "</div></body></html>"
+    )
+    full, light = both(html, version(BodyRule("//div[@id='page']", "div[2]")))
+    assert full == light
+    assert full is not None and full.splitlines()[0].startswith("Paragraph 0")
+    assert "Secret" not in full and "var x" not in full
+
+
+def test_a_pivot_inside_removed_markup_does_not_count() -> None:
+    html = (
+        "<html><head><title>t</title></head><body><noscript><div class='story'>No</div>"
+        f"</noscript><div aria-hidden='true'><div class='story'>No</div></div>"
+        f"<div class='story'>{STORY}</div></body></html>"
+    )
+    full, light = both(html, version(BodyRule("//div[@class='story']")))
+    assert full == light and full is not None and "No" not in full.split()
+
+
+def test_the_first_region_found_once_wins_and_drops_apply() -> None:
+    html = (
+        f"<html><body><div class='a'>x</div><div class='a'>y</div><article>{STORY}"
+        "<div class='share'>Share this story on every network</div>"
+        "<div class='tools'>Print this page now please</div></article></body></html>"
+    )
+    rules = version(
+        BodyRule("//div[@class='a']"),  # twice on the page: not this one
+        BodyRule("//article", drops=(".//div[@class='tools']",)),
+    )
+    full, light = both(html, rules)
+    assert full == light and full is not None
+    assert full.splitlines() == [line for line in full.splitlines() if "Print" not in line]
+    assert "Share" not in full  # a named box
+
+
+def test_an_inline_region_keeps_only_its_inner_blocks() -> None:
+    html = f"<html><body><div id='x'>Before <span id='r'>inline <div>{STORY}</div></span></div>"
+    full, light = both(html + "</body></html>", version(BodyRule("//span[@id='r']")))
+    assert full == light and full is not None and "inline" not in full
+
+
+@pytest.mark.parametrize("where", ["before", "after"])
+def test_a_headline_outside_the_region_heads_the_body(where: str) -> None:
+    headline = "<h1 class='title'>The <b>headline</b> of the day</h1>"
+    story = f"<div id='story'>{STORY}</div>"
+    parts = (headline, story) if where == "before" else (story, headline)
+    html = f"<html><body><div>{parts[0]}</div><div>{parts[1]}</div></body></html>"
+    field = FieldRule("headline", "//h1[@class='title']", in_body=True)
+    full, light = both(html, version(BodyRule("//div[@id='story']"), fields=(field,)))
+    assert full == light and full is not None
+    lines = full.splitlines()
+    assert (lines[0] if where == "before" else lines[-1]) == "The headline of the day"
+
+
+def test_fields_and_meta_tags() -> None:
+    html = (
+        "<html><head><meta name='author' content='A. Writer'></head><body>"
+        f"<div id='main'><span class='date'>1 May</span>{STORY}</div></body></html>"
+    )
+    fields = (
+        FieldRule("datePublished", "//div[@id='main']", "span"),
+        FieldRule("authors", meta="author"),
+    )
+    light = apply_light(version(BodyRule("//div[@id='main']"), fields=fields), light_page(html))
+    assert light is not None
+    assert light.fields == {"datePublished": "1 May", "authors": "A. Writer"}
+
+
+def test_a_hand_edited_expression_cleans_the_whole_tree_first() -> None:
+    html = (
+        "<html><body><div class='x'><div style='display:none'>no</div></div>"
+        f"<div class='x'><div>{STORY}</div></div></body></html>"
+    )
+    rule = BodyRule("//div[contains(@class, 'x')][2]", "div[1]")  # not what induction writes
+    full, light = both(html, version(rule))
+    assert full == light and full is not None
+
+
+@pytest.mark.parametrize("pivot", ["//div[@id='story']", "//a[@id='link']"])
+def test_a_region_inside_a_link_is_left_to_the_full_page(pivot: str) -> None:
+    html = f"<html><body><a id='link' href='/x'><div id='story'>{STORY}</div></a></body></html>"
+    rules = version(BodyRule(pivot, max_link_density=1.0))
+    assert apply_light(rules, light_page(html)) is None
+    assert apply_version(rules, parse_page(html)) is not None
+
+
+def test_descending_skips_hidden_children_and_cleans_what_it_finds() -> None:
+    root = light_page(
+        "<html><body><div id='p'><p hidden>x</p><p>one</p><p>two<script>s</script></p>"
+        "</div></body></html>"
+    ).root
+    pivot = next(root.iter("div"))
+    found = descend_and_clean(pivot, "p[2]")
+    assert [el.text for el in found] == ["two"] and found[0].find("script") is None
+    assert [el.text for el in descend_and_clean(pivot, "p")] == ["one", "two"]
+    assert descend_and_clean(pivot, ".") == [pivot]
+    assert descend_and_clean(pivot, "p[3]") == []
+
+
+# --- any element of any page, found by the rules induction would write -----------------------
+
+_TAGS = st.sampled_from(["div", "p", "span", "section", "b", "td", "ul", "li", "a"])
+_NOISE = st.sampled_from(
+    [
+        "",
+        "<script>var s = 1;</script>",
+        "<div style='display: none'><p>hidden words here</p></div>",
+        "<p hidden>gone</p>",
+        "<noscript><div class='c1'>enable</div></noscript>",
+        "<span aria-hidden='true'>icon</span>",
+        "<br>",
+    ]
+)
+
+
+@st.composite
+def documents(draw: st.DrawFn, depth: int = 0) -> str:
+    """Nested elements with text, classes that repeat, and noise that cleaning removes."""
+    parts = []
+    for number in range(draw(st.integers(0, 3 if depth < 3 else 0))):
+        tag = draw(_TAGS)
+        name = draw(st.sampled_from(["", " class='c1'", " class='c2'", f" id='i{depth}{number}'"]))
+        inner = draw(documents(depth + 1))
+        parts.append(f"{draw(_NOISE)}<{tag}{name}>w{depth} {number} {inner}</{tag}> tail")
+    return " ".join(parts)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(documents(), st.integers(0, 1000))
+def test_any_induced_rule_gives_the_same_body(inner: str, choice: int) -> None:
+    html = f"<html><head><title>t</title></head><body><div id='top'>{inner}</div></body></html>"
+    page = parse_page(html)
+    elements = [el for el in page.root.iter() if isinstance(el.tag, str)]
+    element = elements[choice % len(elements)]
+    for pivot, path in candidates(element):
+        rules = version(BodyRule(pivot, path, drop_named=True))
+        full, light = both(html, rules)
+        if light is None and full is not None:  # left to the full page: a region in a link
+            region = find_region(parse_page(html), rules.bodies[0])
+            assert region is not None
+            assert any(el.tag == "a" for el in (region, *region.iterancestors()))
+        else:
+            assert full == light, (pivot, path)
+
+
+# --- real pages ------------------------------------------------------------------------------
+
+
+def _site(shared_data: Path, site: str, year: str) -> Iterator[tuple[bytes, str | None]]:
+    for entry in read_manifest(shared_data / "msv_big9_dev"):
+        if entry.fields["site"] == site and entry.fields["year"] == year:
+            yield entry.read_html(), entry.url
+
+
+@pytest.mark.parametrize(("site", "year"), [("cnn.com", "2013"), ("latimes.com", "2005")])
+def test_rules_learned_on_real_pages_give_the_same_bodies(
+    shared_data: Path, site: str, year: str
+) -> None:
+    pages = list(_site(shared_data, site, year))
+    parsed = [parse_page(html, url) for html, url in pages]
+    templates = SiteTemplates(site)
+    learned = templates.learn(parsed[:4])
+    assert learned is not None
+    answered = 0
+    for (html, url), page in zip(pages, parsed, strict=True):
+        full = apply_version(learned, page)
+        light = apply_light(learned, light_page(html, url))
+        assert (full.body(page) if full else None) == (light.body if light else None)
+        answered += light is not None
+    assert answered >= len(pages) - 1
