@@ -62,12 +62,28 @@ def noise_pattern(names: Sequence[str] = NOISE_NAMES_DEFAULT) -> re.Pattern[str]
 NOISE_PATTERN = noise_pattern()
 
 
+#: Verdicts on distinct id/class strings under the default pattern (a site repeats its own on
+#: every page); emptied when full, so memory stays bounded in a long crawl.
+NAME_CACHE_SIZE_DEFAULT = 20_000
+_NAME_VERDICTS: dict[str, bool] = {}
+
+
 def is_named_noise(element: etree._Element, pattern: re.Pattern[str] = NOISE_PATTERN) -> bool:
     """Whether the element's tag, id or class says it is not the article."""
     if element.tag in NOISE_TAGS_DEFAULT:
         return True
-    name = f"{element.get('id', '')} {element.get('class', '')}"
-    return bool(name.strip()) and pattern.search(name) is not None
+    ident, classes = element.get("id"), element.get("class")
+    if not ident and not classes:
+        return False
+    name = f"{ident or ''} {classes or ''}"
+    if pattern is not NOISE_PATTERN:
+        return pattern.search(name) is not None
+    verdict = _NAME_VERDICTS.get(name)
+    if verdict is None:
+        if len(_NAME_VERDICTS) >= NAME_CACHE_SIZE_DEFAULT:
+            _NAME_VERDICTS.clear()
+        verdict = _NAME_VERDICTS[name] = pattern.search(name) is not None
+    return verdict
 
 
 def named_noise(
