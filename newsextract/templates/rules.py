@@ -154,27 +154,25 @@ def select_many(context: etree._Element, expressions: Sequence[str]) -> Found:
         found[expression] = []
     document = context.getroottree().getroot()
     for relative, tags in wanted.items():
-        for tag, names in tags.items():
-            for name, values in names.items():
-                elements = context.iterdescendants(tag) if relative else document.iter(tag)
-                _walk(elements, name, values, found)
+        if tags:
+            elements = context.iterdescendants(*tags) if relative else document.iter(*tags)
+            _walk(elements, tags, found)
     return found
 
 
 def _walk(
-    elements: Iterator[etree._Element], name: str, values: dict[str, list[str]], found: Found
+    elements: Iterator[etree._Element],
+    tags: dict[str, dict[str, dict[str, list[str]]]],
+    found: Found,
 ) -> None:
-    """Add the elements whose attribute ``name`` has one of the values (any, without name)."""
-    if not name:
-        listed = list(elements)
-        for expression in values[""]:
-            found[expression].extend(listed)
-        return
+    """Add each element to the expressions of its tag whose attribute has the element's value
+    (every element of the tag for an expression without an attribute)."""
     for element in elements:
-        value = element.get(name)
-        if value is not None and value in values:
-            for expression in values[value]:
-                found[expression].append(element)
+        for name, values in tags[element.tag].items():
+            value = element.get(name) if name else ""
+            if value is not None and value in values:
+                for expression in values[value]:
+                    found[expression].append(element)
 
 
 def find_region(page: Page, rule: BodyRule) -> etree._Element | None:
