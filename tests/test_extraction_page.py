@@ -92,6 +92,26 @@ def test_noise_and_hidden_elements_are_removed_but_their_tail_is_kept(hidden: st
     assert [b.text for b in page.blocks] == ["visible tail"]
 
 
+ARTICLE_PARAGRAPH = "A paragraph of the article that is long enough to count as text. " * 3
+
+
+@pytest.mark.parametrize("paragraphs", [8, 20])
+def test_a_noscript_that_swallowed_the_page_is_kept(paragraphs: int) -> None:
+    # An element left open inside <noscript> puts the rest of the page in it.
+    article = "".join(f"<p>{ARTICLE_PARAGRAPH}</p>" for _ in range(paragraphs))
+    html = f"<body><p>menu</p><noscript><div id=x></noscript>{article}</body>"
+    assert texts(html).count(ARTICLE_PARAGRAPH.strip()) == paragraphs
+    root = parse_page(html).root
+    assert all(not page.removed_by_cleaning(p) for p in root.iter("p"))
+
+
+def test_a_long_noscript_beside_the_article_is_still_dropped() -> None:
+    article = "".join(f"<p>{ARTICLE_PARAGRAPH}</p>" for _ in range(12))
+    notice = "Please enable JavaScript to read the comments on this page. " * 12
+    html = f"<body>{article}<noscript><p>{notice}</p></noscript></body>"
+    assert texts(html) == [ARTICLE_PARAGRAPH.strip()] * 12
+
+
 def test_aria_hidden_false_and_other_styles_are_kept() -> None:
     html = '<body><div aria-hidden="false">a</div><div style="color: red">b</div></body>'
     assert texts(html) == ["a", "b"]

@@ -327,7 +327,7 @@ def _flatten_json_ld(data: Any) -> Iterator[dict[str, Any]]:
 def clean_tree(root: etree._Element) -> None:
     """Remove elements that are never visible text, in place (``root`` may be any element
     that :func:`removed_by_cleaning` keeps: its subtree ends as the whole tree's would)."""
-    doomed = list(root.iter(*NOISE_TAGS))
+    doomed = [el for el in root.iter(*NOISE_TAGS) if el.tag != "noscript" or not _holds_page(el)]
     for value in _HIDING_ATTRIBUTES(root):
         if _hides(value.attrname, value):
             element = value.getparent()
@@ -352,7 +352,7 @@ def is_noise_element(element: etree._Element) -> bool:
     """Whether :func:`clean_tree` removes the element for what it is itself (noise, hidden)."""
     tag = element.tag
     if tag in _NOISE_TAG_SET:
-        return True
+        return tag != "noscript" or not _holds_page(element)
     if tag not in ("html", "body"):
         for name in ("style", "hidden", "aria-hidden"):
             value = element.get(name)
@@ -362,6 +362,26 @@ def is_noise_element(element: etree._Element) -> bool:
 
 
 _NOISE_TAG_SET = frozenset(NOISE_TAGS)
+
+#: A ``<noscript>`` holding more than this share of the body's text is the page itself: an
+#: element left open inside it makes libxml2 put the rest of the page there (cleaneval's
+#: final-714). Every other noscript of the development sets holds under 30 % of its page.
+NOSCRIPT_PAGE_SHARE_DEFAULT = 0.5
+#: Noscripts with less text than this are never the page (and cost no count of the body's).
+NOSCRIPT_PAGE_MIN_CHARS_DEFAULT = 500
+
+
+def _holds_page(noscript: etree._Element) -> bool:
+    """Whether a noscript holds most of the page's text (it is then not dropped)."""
+    chars = _text_chars(noscript)
+    if chars < NOSCRIPT_PAGE_MIN_CHARS_DEFAULT:
+        return False
+    body = noscript.getroottree().getroot().find("body")
+    return body is not None and chars > NOSCRIPT_PAGE_SHARE_DEFAULT * _text_chars(body)
+
+
+def _text_chars(element: etree._Element) -> int:
+    return sum(map(len, element.itertext()))
 
 
 def _hides(name: str, value: str) -> bool:
