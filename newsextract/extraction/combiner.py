@@ -77,6 +77,17 @@ DEFAULT = CombinerConfig()
 
 def extract_article(page: Page, config: CombinerConfig = DEFAULT) -> Article:
     """The article of one page: body, headline, date, authors, language, canonical URL."""
+    return scored_article(page, config).article
+
+
+@dataclass(frozen=True)
+class ScoredArticle:
+    article: Article
+    scores: np.ndarray  # every block's final score (method E and the JSON-LD vote)
+
+
+def scored_article(page: Page, config: CombinerConfig = DEFAULT) -> ScoredArticle:
+    """:func:`extract_article` with the block scores it kept blocks by."""
     evidence = block_evidence(page, config.model)
     threshold = config.threshold if config.threshold is not None else _model_threshold(config)
     reference = article_body_tokens(page, config)  # read once: both stages below use it
@@ -84,7 +95,7 @@ def extract_article(page: Page, config: CombinerConfig = DEFAULT) -> Article:
     kept = keep_blocks(page, scores, threshold, config)
     body = "\n".join(page.blocks[i].text for i in kept)
     metadata = read_metadata(page, body)
-    return Article(
+    article = Article(
         url=page.url,
         body=body,
         headline=metadata.headline,
@@ -97,6 +108,7 @@ def extract_article(page: Page, config: CombinerConfig = DEFAULT) -> Article:
         confidence=round(float(scores[list(kept)].mean()), 4) if kept else 0.0,
         kept_blocks=kept,
     )
+    return ScoredArticle(article, scores)
 
 
 def _model_threshold(config: CombinerConfig) -> float:

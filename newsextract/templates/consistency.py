@@ -23,9 +23,8 @@ from dataclasses import dataclass
 
 from lxml import etree
 
-from newsextract.extraction.classifier import block_evidence, default_model
+from newsextract.extraction.classifier import default_model
 from newsextract.extraction.combiner import DEFAULT as COMBINER
-from newsextract.extraction.combiner import combined_scores
 from newsextract.extraction.page import Page
 
 #: Weight of a block's own single-page score against the mean at its place on the other pages.
@@ -51,13 +50,6 @@ class PageVerdict:
     page: Page
     kept: tuple[int, ...]
     scores: tuple[float, ...]  # one per block of the page
-
-
-def single_scores(page: Page) -> tuple[float, ...]:
-    """The single-page answer's final score of every block (method E and the JSON-LD vote)."""
-    threshold = single_threshold()
-    scores = combined_scores(page, block_evidence(page), COMBINER, threshold)
-    return tuple(float(s) for s in scores)
 
 
 def single_threshold() -> float:

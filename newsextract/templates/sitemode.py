@@ -21,7 +21,7 @@ from pathlib import Path
 from newsextract.evaluation.dataset import ManifestEntry
 from newsextract.evaluation.outcome import PageOutcome
 from newsextract.exceptions import NewsExtractError
-from newsextract.extraction import extract_article
+from newsextract.extraction.combiner import scored_article
 from newsextract.extraction.page import Page, parse_page
 from newsextract.extraction.result import Article
 from newsextract.templates.alignment import reduction_ratio
@@ -30,7 +30,6 @@ from newsextract.templates.config import DEFAULT, TemplateConfig
 from newsextract.templates.consistency import (
     PageVerdict,
     consistent_kept,
-    single_scores,
     single_threshold,
 )
 from newsextract.templates.frequency import find_template_blocks
@@ -191,8 +190,9 @@ def _answers(
     if answer.rules is None or with_single:
         start = time.perf_counter()
         try:
-            answer.single = extract_article(item.page)
-            answer.scores = single_scores(item.page) if with_scores else ()
+            scored = scored_article(item.page)
+            answer.single = scored.article
+            answer.scores = tuple(map(float, scored.scores)) if with_scores else ()
         except NewsExtractError as error:
             answer.error = f"{type(error).__name__}: {error}"
         answer.seconds += time.perf_counter() - start
