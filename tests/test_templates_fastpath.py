@@ -3,21 +3,39 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from lxml import etree
 
 from newsextract.evaluation.dataset import read_manifest
-from newsextract.extraction.page import parse_page
-from newsextract.templates.fastpath import apply_light, descend_and_clean, light_page
+from newsextract.extraction.page import (
+    clean_tree,
+    parse_html,
+    parse_page,
+    read_structured_data,
+    removed_by_cleaning,
+)
+from newsextract.templates.fastpath import (
+    apply_light,
+    clean_subtree,
+    descend_and_clean,
+    light_page,
+    read_page_meta,
+    subtree_blocks,
+)
 from newsextract.templates.rules import (
     BodyRule,
     FieldRule,
     RuleVersion,
     apply_version,
+    element_blocks,
     find_region,
+    inner_kept_blocks,
+    kept_blocks,
 )
 from newsextract.templates.site import SiteTemplates
 from newsextract.templates.xpaths import candidates
@@ -143,6 +161,30 @@ def test_descending_skips_hidden_children_and_cleans_what_it_finds() -> None:
     assert descend_and_clean(pivot, "p[3]") == []
 
 
+def test_page_meta_is_the_structured_data_without_json_ld() -> None:
+    html = (
+        "<html lang=' en '><head><title> First </title><title>Second</title>"
+        "<meta property='OG:Title' content=' Shared title '><meta name='og:title' content='No'>"
+        "<meta name='description'><meta content='no key'><link rel='stylesheet' href='/s.css'>"
+        "<link rel='Canonical' href=' https://example.com/a '><link rel='canonical' href='/b'>"
+        '<script type=\'application/ld+json\'>{"@type": "NewsArticle"}</script></head>'
+        "<body><meta itemprop='datePublished' content='2020-01-02'><p>Text</p></body></html>"
+    )
+    root = parse_html(html).root
+    full = read_structured_data(root)
+    assert full.json_ld  # what the light page does not read
+    light = read_page_meta(root)
+    assert light == replace(full, json_ld=())
+    assert light.meta == {"og:title": "Shared title", "datepublished": "2020-01-02"}
+    assert (light.title, light.lang, light.canonical) == ("First", "en", "https://example.com/a")
+
+
+def test_page_meta_on_real_pages(shared_data: Path) -> None:
+    for entry in read_manifest(shared_data / "cleanportaleval"):
+        root = parse_html(entry.read_html()).root
+        assert read_page_meta(root) == replace(read_structured_data(root), json_ld=())
+
+
 # --- any element of any page, found by the rules induction would write -----------------------
 
 _TAGS = st.sampled_from(["div", "p", "span", "section", "b", "td", "ul", "li", "a"])
@@ -214,3 +256,38 @@ def test_rules_learned_on_real_pages_give_the_same_bodies(
         assert (full.body(page) if full else None) == (light.body if light else None)
         answered += light is not None
     assert answered >= len(pages) - 1
+
+
+def _kept_elements(html: str) -> tuple[etree._Element, list[etree._Element]]:
+    """The tree as parsed, and its elements that the whole tree's cleaning keeps."""
+    root = light_page(html).root
+    elements = [el for el in root.iter(etree.Element) if not removed_by_cleaning(el)]
+    return root, elements
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(documents(), st.integers(0, 1000), st.sampled_from([0, 3, 10_000]))
+def test_cleaning_a_subtree_in_python_is_cleaning_it_with_clean_tree(
+    inner: str, choice: int, small: int
+) -> None:
+    html = f"<html><body><div id='top'>{inner}</div></body></html>"
+    root, elements = _kept_elements(html)
+    clean_subtree(elements[choice % len(elements)], small)  # 0: always clean_tree
+    expected, elements = _kept_elements(html)
+    clean_tree(elements[choice % len(elements)])
+    assert etree.tostring(root) == etree.tostring(expected)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(documents(), st.integers(0, 1000), st.booleans())
+def test_a_loop_over_the_blocks_of_a_region_keeps_what_a_loop_over_its_elements_keeps(
+    inner: str, choice: int, drop_repeated: bool
+) -> None:
+    root = parse_page(f"<html><body><div id='top'>{inner}</div></body></html>").root
+    elements = list(root.iter(etree.Element))
+    region = elements[choice % len(elements)]
+    blocks = subtree_blocks(region)
+    drops = (".//p[@class='c1']", ".//span", ".//div[@id='i10']")
+    for rule in (BodyRule("x", drop_repeated=drop_repeated), BodyRule("x", drops=drops)):
+        expected = kept_blocks(blocks, element_blocks(blocks), region, rule)
+        assert inner_kept_blocks(blocks, region, rule) == expected

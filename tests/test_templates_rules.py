@@ -107,12 +107,21 @@ def test_select_many_finds_what_each_expression_selects() -> None:
         "//p[@class='x']",  # from the document, wherever the context is
         "//div[@class='']",  # an empty value is a value: not every div
         "//div[@id='missing']",
+        "//div[@id='b']",  # the same tag by another attribute
+        "//div",  # ...and by none
+        "//section",  # by tag alone
+        ".//div",
         ".//p[2]",  # positional: left to XPath
         "..",
         "not an expression((",
     ]
     found = select_many(region, expressions)
     assert found == {expression: select(region, expression) for expression in expressions}
+    assert list(found) == list(dict.fromkeys(expressions))
+    other = root.find(".//div[@id='b']")
+    assert other is not None  # the same expressions from another element, planned once
+    elsewhere = select_many(other, expressions)
+    assert elsewhere == {expression: select(other, expression) for expression in expressions}
     assert [el.text for el in found[".//p[@class='x']"]] == ["1", "2"]
     assert [el.get("id") for el in found["//div[@class='']"]] == ["a"]
     assert found["not an expression(("] == []

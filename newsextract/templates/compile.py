@@ -199,14 +199,16 @@ def _drop_texts(
     counts: Counter[str] = Counter()
     for evidence, region in pairs:
         inside = {id(el) for el in region.iter()}
-        texts = {
+        # Distinct texts in document order, not a set: ties in most_common() then fall the
+        # same way in every process, and the saved rules do not churn.
+        texts = dict.fromkeys(
             b.text
             for b in evidence.page.blocks
             if b.index in evidence.template
             and id(b.element) in inside
             and b.words <= config.drop_text_max_words
-        }
-        counts.update(texts)
+        )
+        counts.update(list(texts))
     needed = 2 if len(pairs) > 1 else 1
     repeated = [text for text, n in counts.most_common() if n >= needed]
     return tuple(repeated[: config.max_drop_texts])

@@ -2,11 +2,12 @@
 page model.
 
 A site's stored rules need far less than :func:`~newsextract.extraction.page.parse_page`
-builds: the page is decoded and parsed once and its meta tags read; the rules' pivots are
-looked up in one walk, those that cleaning would remove are left out, and their paths are
-followed counting only the children cleaning keeps (so that they find what they find on the
-cleaned tree they were learned on); then only the region found is cleaned and cut into
-blocks, and only the elements the field rules read are cleaned. The rest of the page is
+builds: the page is decoded and parsed once and its meta tags read (not its JSON-LD); the
+rules' pivots are looked up in one walk over the elements of each of their tags, those that
+cleaning would remove are left out, and their paths are followed counting only the children
+cleaning keeps (so that they find what they find on the cleaned tree they were learned on);
+then only the region found is cleaned and cut into blocks, and only the elements the field
+rules read are cleaned (a few elements each, walked in Python). The rest of the page is
 never cleaned nor cut into blocks. The blocks, drops, named boxes and fields are those of the
 full path (the same functions of :mod:`newsextract.templates.rules`), so the body is the one
 the full page model gives: tests compare the two on every kind of rule induction writes.
@@ -31,9 +32,9 @@ from newsextract.extraction.page import (
     MAX_HTML_CHARS_DEFAULT,
     StructuredData,
     clean_tree,
+    drop_element,
     is_noise_element,
     parse_html,
-    read_structured_data,
     removed_by_cleaning,
 )
 from newsextract.extraction.result import Article
@@ -43,9 +44,8 @@ from newsextract.templates.rules import (
     FieldRule,
     Found,
     RuleVersion,
-    element_blocks,
+    inner_kept_blocks,
     is_plain_pivot,
-    kept_blocks,
     read_fields,
     region_in,
     rule_article,
@@ -59,7 +59,8 @@ class LightPage:
     """A page as stored rules need it: the parsed tree and what the page says of itself.
 
     The tree is cleaned as the full page model's is, but only where rules look, when they
-    look: applying rules changes it (cleaning twice changes nothing)."""
+    look: applying rules changes it (cleaning twice changes nothing). The structured data is
+    the full page model's less its JSON-LD, which the rules' record does not read."""
 
     url: str | None
     encoding: str
@@ -75,7 +76,34 @@ def light_page(
 ) -> LightPage:
     """Decode, parse, read meta tags; raise ``NotHTMLError`` as ``parse_page`` does."""
     parsed = parse_html(body, content_type, max_chars)
-    return LightPage(url, parsed.encoding, parsed.root, read_structured_data(parsed.root))
+    return LightPage(url, parsed.encoding, parsed.root, read_page_meta(parsed.root))
+
+
+def read_page_meta(root: etree._Element) -> StructuredData:
+    """:func:`~newsextract.extraction.page.read_structured_data` without JSON-LD: title,
+    language, canonical URL and meta tags, the first of each as it reads them."""
+    meta: dict[str, str] = {}
+    title: str | None = None
+    canonical: str | None = None
+    for element in root.iter("meta", "title", "link"):
+        tag = element.tag
+        if tag == "meta":
+            get = element.get
+            key = get("property") or get("name") or get("itemprop")
+            content = get("content") if key else None
+            if content and (key := key.lower()) not in meta:
+                meta[key] = content.strip()
+        elif tag == "title":
+            if title is None:
+                title = "".join(element.itertext()).strip()
+        elif canonical is None and element.get("rel", "").lower() == "canonical":
+            canonical = element.get("href", "")
+    return StructuredData(
+        title=title or "",
+        lang=(root.get("lang") or meta.get("og:locale", "")).strip(),
+        canonical=(canonical or "").strip(),
+        meta=meta,
+    )
 
 
 @dataclass(frozen=True)
@@ -95,17 +123,18 @@ class LightApplied:
 
 def apply_light(version: RuleVersion, page: LightPage) -> LightApplied | None:
     """What :func:`~newsextract.templates.rules.apply_version` gives, on a light page."""
-    pivots, descend = _pivots(page.root, version)
+    lookup = _lookup(page.root, version)
+    pivots = lookup.pivots
     for number, rule in enumerate(version.bodies):
-        region = region_in(page.root, rule, pivots, descend)
+        region = region_in(page.root, rule, pivots, lookup.region)
         if region is None:
             continue
         if _inside_link(region):
             return None  # its blocks' link text counts from outside the region
         blocks = subtree_blocks(region)
-        texts = [blocks[i].text for i in kept_blocks(blocks, element_blocks(blocks), region, rule)]
+        texts = [blocks[i].text for i in inner_kept_blocks(blocks, region, rule)]
         meta = page.structured.meta
-        found = read_fields(version.fields, page.root, meta, region, pivots, descend)
+        found = read_fields(version.fields, page.root, meta, region, pivots, lookup.field)
         if found.head is not None:
             if _inside(region, found.head):
                 return None  # the headline's blocks would hold the whole region
@@ -115,10 +144,18 @@ def apply_light(version: RuleVersion, page: LightPage) -> LightApplied | None:
     return None
 
 
-def _pivots(root: etree._Element, version: RuleVersion) -> tuple[Found, Descend]:
-    """The version's pivots as the cleaned tree has them, and how to follow a path from them.
+@dataclass(frozen=True)
+class _Lookup:
+    """The version's pivots as the cleaned tree has them, and how to follow a path from them
+    to a region and to a field."""
 
-    Induced rules find their pivot by tag and attribute and walk down from it by tag and
+    pivots: Found
+    region: Descend
+    field: Descend
+
+
+def _lookup(root: etree._Element, version: RuleVersion) -> _Lookup:
+    """Induced rules find their pivot by tag and attribute and walk down from it by tag and
     position: the pivots that the whole tree's cleaning keeps, and paths that count only
     the children it keeps, find what the rules find on the cleaned tree; only the elements
     found are cleaned then. Other expressions (a person's edit) may look anywhere: the whole
@@ -126,18 +163,35 @@ def _pivots(root: etree._Element, version: RuleVersion) -> tuple[Found, Descend]
     rules: list[BodyRule | FieldRule] = [*version.bodies, *version.fields]
     if not all(map(_walks_down, rules)):
         clean_tree(root)
-        return version_pivots(root, version), select
+        return _Lookup(version_pivots(root, version), select, select)
     pivots = {
         pivot: [element for element in found if not removed_by_cleaning(element)]
         for pivot, found in version_pivots(root, version).items()
     }
-    return pivots, descend_and_clean
+    return _Lookup(pivots, descend_and_clean, descend_to_field)
 
 
 def descend_and_clean(element: etree._Element, path: str) -> list[etree._Element]:
     """What :func:`~newsextract.templates.rules.select` gives for a path down by tag and
     position from an element that cleaning keeps, before the tree is cleaned; the first
     element found is cleaned (it is the one rules read)."""
+    found = descend_kept(element, path)
+    if found:
+        clean_tree(found[0])
+    return found
+
+
+def descend_to_field(element: etree._Element, path: str) -> list[etree._Element]:
+    """:func:`descend_and_clean` to a field's element, which holds a few elements at most."""
+    found = descend_kept(element, path)
+    if found:
+        clean_subtree(found[0])
+    return found
+
+
+def descend_kept(element: etree._Element, path: str) -> list[etree._Element]:
+    """The elements a path down by tag and position finds counting only the children that
+    cleaning keeps."""
     found = [element]
     for step in () if path == "." else path.split("/"):
         tag, _, index = step.partition("[")
@@ -147,9 +201,29 @@ def descend_and_clean(element: etree._Element, path: str) -> list[etree._Element
             kept = [child for child in parent.iterchildren(tag) if not is_noise_element(child)]
             children += kept[position - 1 : position] if position else kept
         found = children
-    if found:
-        clean_tree(found[0])
     return found
+
+
+#: Elements under which a subtree is cleaned by one walk in Python rather than by
+#: :func:`~newsextract.extraction.page.clean_tree`, whose tag filter and XPath cost as much
+#: as that walk over about 10 elements (timed on divs of msv_big9_dev and dragnet pages;
+#: their headline and date elements hold under 10).
+SMALL_SUBTREE_DEFAULT = 10
+
+
+def clean_subtree(element: etree._Element, small: int = SMALL_SUBTREE_DEFAULT) -> None:
+    """What :func:`~newsextract.extraction.page.clean_tree` does to an element that cleaning
+    keeps; a headline or a date holds a few elements, and one walk over them is cheaper."""
+    doomed = []
+    for count, inner in enumerate(element.iterdescendants(etree.Element)):
+        # a noscript that holds the page is kept unless hidden: clean_tree's own tests
+        if count >= small or inner.tag == "noscript":
+            clean_tree(element)
+            return
+        if is_noise_element(inner):
+            doomed.append(inner)
+    for inner in doomed:
+        drop_element(inner)
 
 
 def _walks_down(rule: BodyRule | FieldRule) -> bool:

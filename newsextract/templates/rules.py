@@ -139,39 +139,94 @@ def is_plain_pivot(expression: str) -> bool:
 def select_many(context: etree._Element, expressions: Sequence[str]) -> Found:
     """What :func:`select` gives for each expression, in document order, with the simple ones
     (``//tag[@name='value']`` from the document, ``.//tag[...]`` from ``context``) found in one
-    walk over the elements of their tags instead of one XPath evaluation each."""
-    found: Found = {}
-    # relative or not -> tag -> attribute name ("" for none) -> value -> expressions
-    wanted: dict[bool, dict[str, dict[str, dict[str, list[str]]]]] = {True: {}, False: {}}
-    for expression in dict.fromkeys(expressions):
-        simple = _simple(expression)
-        if simple is None:
-            found[expression] = select(context, expression)
-            continue
-        relative, tag, name, value = simple
-        names = wanted[relative].setdefault(tag, {})
-        names.setdefault(name, {}).setdefault(value, []).append(expression)
-        found[expression] = []
-    document = context.getroottree().getroot()
-    for relative, tags in wanted.items():
-        if tags:
-            elements = context.iterdescendants(*tags) if relative else document.iter(*tags)
-            _walk(elements, tags, found)
+    walk over the elements of their tag and attribute instead of one XPath evaluation each."""
+    plan = _walk_plan(tuple(expressions))
+    found: Found = {
+        expression: [] if walked else select(context, expression)
+        for expression, walked in plan.expressions
+    }
+    if plan.absolute:
+        _walk(context.getroottree().getroot().iter, plan.absolute, found)
+    if plan.relative:
+        _walk(context.iterdescendants, plan.relative, found)
     return found
 
 
-def _walk(
+# tag -> (attribute name or "" for none, attribute value or "" for none -> expressions)
+_Walks = tuple[tuple[str, tuple[tuple[str, dict[str | None, tuple[str, ...]]], ...]], ...]
+
+
+@dataclass(frozen=True)
+class _WalkPlan:
+    """Expressions sorted by how :func:`select_many` finds them (a rule set's are the same on
+    every page: the plan is made once)."""
+
+    expressions: tuple[tuple[str, bool], ...]  # once each, in order; whether a walk finds it
+    absolute: _Walks  # from the document
+    relative: _Walks  # from the context
+
+
+@lru_cache(maxsize=4096)
+def _walk_plan(expressions: tuple[str, ...]) -> _WalkPlan:
+    walked: dict[str, bool] = {}
+    # relative or not -> tag -> attribute name -> value -> expressions
+    wanted: dict[bool, dict[str, dict[str, dict[str | None, list[str]]]]] = {True: {}, False: {}}
+    for expression in dict.fromkeys(expressions):
+        parts = _simple(expression)
+        walked[expression] = parts is not None
+        if parts is not None:
+            relative, tag, name, value = parts
+            names = wanted[relative].setdefault(tag, {})
+            names.setdefault(name, {}).setdefault(value, []).append(expression)
+    absolute, relative_walks = (
+        tuple(
+            (
+                tag,
+                tuple(
+                    (name, {value: tuple(found) for value, found in values.items()})
+                    for name, values in names.items()
+                ),
+            )
+            for tag, names in wanted[relative].items()
+        )
+        for relative in (False, True)
+    )
+    return _WalkPlan(tuple(walked.items()), absolute, relative_walks)
+
+
+def _walk(elements: Callable[[str], Iterator[etree._Element]], walks: _Walks, found: Found) -> None:
+    """Add the elements of each tag to the expressions whose attribute has the element's value
+    (every element of the tag for an expression without an attribute): one walk over the
+    elements of each tag, which costs less than one over the elements of all tags at once."""
+    for tag, names in walks:
+        if len(names) > 1:
+            _walk_names(elements(tag), names, found)
+            continue
+        name, values = names[0]
+        if not name:
+            elements_of_tag = list(elements(tag))
+            for expression in values[""]:
+                found[expression] = elements_of_tag.copy()
+            continue
+        expressions_of = values.get
+        for element in elements(tag):
+            expressions = expressions_of(element.get(name))
+            if expressions is not None:
+                for expression in expressions:
+                    found[expression].append(element)
+
+
+def _walk_names(
     elements: Iterator[etree._Element],
-    tags: dict[str, dict[str, dict[str, list[str]]]],
+    names: tuple[tuple[str, dict[str | None, tuple[str, ...]]], ...],
     found: Found,
 ) -> None:
-    """Add each element to the expressions of its tag whose attribute has the element's value
-    (every element of the tag for an expression without an attribute)."""
+    """:func:`_walk` for one tag, by several attributes."""
     for element in elements:
-        for name, values in tags[element.tag].items():
-            value = element.get(name) if name else ""
-            if value is not None and value in values:
-                for expression in values[value]:
+        for name, values in names:
+            expressions = values.get(element.get(name) if name else "")
+            if expressions is not None:
+                for expression in expressions:
                     found[expression].append(element)
 
 
@@ -249,6 +304,33 @@ def kept_blocks(
 ) -> tuple[int, ...]:
     """:func:`region_blocks` over any blocks that cover the region (``blocks[i].index == i``):
     the whole page's, or the region's own (the light page of stored rules)."""
+    dropped = dropped_elements(blocks, by_element, region, rule)
+    keeps = _keeps(rule)
+    kept = []
+    for element in region.iter():
+        if element in dropped:
+            continue
+        for index in by_element.get(element, ()):
+            if keeps(blocks[index]):
+                kept.append(index)
+    return _kept(blocks, kept, rule)
+
+
+def inner_kept_blocks(
+    blocks: Sequence[Block], region: etree._Element, rule: BodyRule
+) -> tuple[int, ...]:
+    """:func:`kept_blocks` of blocks that all lie in the region (``blocks[i].index == i``),
+    in a loop over the blocks instead of every element of the region."""
+    dropped = dropped_elements(blocks, None, region, rule)
+    keeps = _keeps(rule)
+    kept = [block.index for block in blocks if block.element not in dropped and keeps(block)]
+    return _kept(blocks, kept, rule)
+
+
+def dropped_elements(
+    blocks: Sequence[Block], by_element: ByElement | None, region: etree._Element, rule: BodyRule
+) -> set[etree._Element]:
+    """Elements of the region whose blocks the rule leaves out: its drops and named boxes."""
     dropped: set[etree._Element] = set()
     for elements in select_many(region, rule.drops).values():
         for element in elements:
@@ -256,32 +338,42 @@ def kept_blocks(
                 dropped.update(element.iter())
     if rule.drop_named:
         dropped |= named_boxes(blocks, region, by_element)
+    return dropped
+
+
+def _keeps(rule: BodyRule) -> Callable[[Block], bool]:
+    """Whether a block outside the dropped elements is body text: not a link list, not a
+    template text, not markup."""
     drop_texts = set(rule.drop_texts)
-    kept = []
-    for element in region.iter():
-        if element in dropped:
-            continue
-        for index in by_element.get(element, ()):
-            block = blocks[index]
-            if block.link_density > rule.max_link_density or block.text in drop_texts:
-                continue
-            if looks_like_markup(block.text):
-                continue
-            kept.append(index)
+    max_link_density = rule.max_link_density
+
+    def keeps(block: Block) -> bool:
+        if block.link_density > max_link_density or block.text in drop_texts:
+            return False
+        return not looks_like_markup(block.text)
+
+    return keeps
+
+
+def _kept(blocks: Sequence[Block], kept: list[int], rule: BodyRule) -> tuple[int, ...]:
+    """The kept blocks in order, less the teasers a region repeats if the rule says so."""
     if rule.drop_repeated:
         kept = _without_repeats(blocks, kept)
     return tuple(sorted(kept))
 
 
 def named_boxes(
-    blocks: Sequence[Block], region: etree._Element, by_element: ByElement
+    blocks: Sequence[Block], region: etree._Element, by_element: ByElement | None = None
 ) -> set[etree._Element]:
-    """Elements inside boxes of the region named as noise, unless a box holds most of it."""
+    """Elements inside boxes of the region named as noise, unless a box holds most of it
+    (``by_element``: :func:`element_blocks` of the blocks, worked out if need be)."""
     dropped: set[etree._Element] = set()
     total = -1  # the region's characters, counted at the first named box
-    for element in region.iterdescendants():
-        if element in dropped or not isinstance(element.tag, str) or not is_named_noise(element):
+    for element in region.iterdescendants(etree.Element):
+        if element in dropped or not is_named_noise(element):
             continue
+        if by_element is None:
+            by_element = element_blocks(blocks)
         if total < 0:
             total = _chars(region, blocks, by_element)
         if _chars(element, blocks, by_element) <= MAX_NAMED_SHARE_DEFAULT * total:
