@@ -38,7 +38,7 @@ def random_ensemble(rng: np.random.Generator, trees: int, depth: int, width: int
     )
 
 
-@pytest.mark.parametrize(("trees", "depth"), [(1, 1), (7, 3), (40, 6), (3, 8)])
+@pytest.mark.parametrize(("trees", "depth"), [(2, 0), (1, 1), (7, 3), (40, 6), (3, 8), (3, 9)])
 @pytest.mark.parametrize("rows", [0, 1, 5, 300])
 def test_prediction_is_exactly_the_trees(trees: int, depth: int, rows: int) -> None:
     rng = np.random.default_rng(trees * 100 + depth * 10 + rows)
@@ -68,3 +68,19 @@ def test_integer_and_float32_features_compare_as_before() -> None:
 def test_an_empty_ensemble_predicts_its_base() -> None:
     empty = TreeEnsemble(0.25, 3, np.zeros((0, 3), int), np.zeros((0, 3)), np.zeros((0, 8)))
     assert np.array_equal(empty.logit(np.zeros((4, 2))), np.full(4, 0.25))
+
+
+def test_trees_sharing_their_tests_predict_exactly_the_trees() -> None:
+    # A trained model repeats (feature, threshold) pairs across trees and levels; each is
+    # compared once and read by every tree that uses it.
+    rng = np.random.default_rng(11)
+    ensemble = random_ensemble(rng, 30, 6, width=5)
+    shared = TreeEnsemble(
+        ensemble.base,
+        ensemble.depth,
+        ensemble.features % 2,
+        np.where(np.isinf(ensemble.thresholds), np.inf, np.round(ensemble.thresholds)),
+        ensemble.leaves,
+    )
+    x = np.round(rng.normal(size=(200, 5)))  # many rows sit on a threshold
+    assert np.array_equal(shared.logit(x), naive_logit(shared, x))

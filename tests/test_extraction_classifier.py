@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from newsextract.cli import main
-from newsextract.extraction import features, training
+from newsextract.extraction import classifier, features, training
 from newsextract.extraction.boosting import BoostingConfig, TreeEnsemble, fit_trees
 from newsextract.extraction.classifier import (
     ClassifierModel,
@@ -178,6 +181,10 @@ def test_deep_nesting_stays_bounded() -> None:
 
 def test_window_sum() -> None:
     assert list(window_sum(np.array([1.0, 2.0, 3.0, 4.0]), 1)) == [3, 6, 9, 7]
+    rows = np.random.default_rng(3).normal(size=(2, 40))
+    both = window_sum(rows, 8)
+    assert np.array_equal(both[0], window_sum(rows[0], 8))
+    assert np.array_equal(both[1], window_sum(rows[1], 8))
     assert list(window_sum(np.array([5.0]), 3)) == [5]
 
 
@@ -342,3 +349,42 @@ def test_train_holdout_scores_each_set_and_writes_no_model(
     printed = capsys.readouterr().out
     assert "held out first" not in printed
     assert "held out second: pages 4 " in printed and "second, combined: pages 4 " in printed
+
+
+def test_counts_at_the_edges_of_blocks() -> None:
+    # Dates, sentence ends and bylines where a block starts or ends, the last block included.
+    texts = ["2017", "in 1999", "19995", "at 9:30", "7\u6708", 'Said "yes."', "By Ann", "Done."]
+    page = parse_page("".join(f"<p>{text}</p>" for text in texts))
+    x = layout_features(read_blocks(page))
+    names = feature_names()
+    assert list(x[:, names.index("rate_date_like")]) == [1, 1, 0, 1, 1, 0, 0, 0]
+    assert list(x[:, names.index("rate_sentence_end")] > 0) == [0, 0, 0, 0, 0, 1, 0, 1]
+    assert list(x[:, names.index("rate_byline")]) == [0, 0, 0, 0, 0, 0, 1, 0]
+
+
+_NO_NUL = st.text(alphabet=st.characters(blacklist_characters="\x00"), min_size=1, max_size=12)
+
+
+@given(st.lists(st.one_of(_NO_NUL, st.sampled_from(["\u03a3", "O\u03a3", "\u0130x"])), max_size=6))
+def test_tokens_of_the_joined_lower_text_are_each_texts_tokens(texts: list[str]) -> None:
+    # Blocks are lower-cased together (one call); a NUL between them lower-cases a final
+    # sigma as a text's end does.
+    lowered = "\x00".join(texts).lower().split("\x00") if texts else []
+    tokens, block = features._tokens(lowered)
+    each = [features._TOKEN.findall(text.lower()) for text in texts]
+    assert list(tokens) == [token for words in each for token in words]
+    assert list(block) == [i for i, words in enumerate(each) for _ in words]
+
+
+@given(st.text(max_size=30))
+def test_fold_is_the_words_joined_by_single_spaces(text: str) -> None:
+    assert classifier._fold(text) == re.sub(r"\W+", " ", text.lower()).strip()
+
+
+def test_chains_drop_only_columns_of_padding() -> None:
+    page = parse_page("<div><section><p>a</p></section></div><p>b</p><span><p>c</p></span>")
+    table = read_blocks(page)
+    chains = table.chains()
+    assert (table.ancestors[:, chains.shape[1] :] == -1).all()
+    assert (chains[:, -1] == -1).all()  # one column of padding is kept for the maxima
+    assert (chains[:, -2] >= 0).any()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import codecs
 import doctest
 import json
 import re
@@ -15,7 +16,7 @@ from hypothesis import strategies as st
 from lxml import etree
 
 from newsextract.exceptions import NotHTMLError
-from newsextract.extraction import blocks, encoding, fft, page, punctuation
+from newsextract.extraction import blocks, classifier, encoding, fft, page, punctuation
 from newsextract.extraction.blocks import BLOCK_TAGS, Block, normalise_text, split_blocks
 from newsextract.extraction.page import flatten_nesting, parse_page
 
@@ -24,7 +25,7 @@ def texts(html: str) -> list[str]:
     return [block.text for block in parse_page(html).blocks]
 
 
-@pytest.mark.parametrize("module", [blocks, encoding, fft, page, punctuation])
+@pytest.mark.parametrize("module", [blocks, classifier, encoding, fft, page, punctuation])
 def test_doctests_pass(module: ModuleType) -> None:
     failures, tried = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
     assert tried > 0
@@ -321,3 +322,42 @@ def test_overlong_tags_are_found_anywhere_in_a_long_page() -> None:
         html = filler[:where] + '<p title="' + "y" * 25_000 + '">kept</p>' + filler[where:]
         assert "y" * 100 not in page.drop_overlong_attributes(html)
         assert "kept" in page.drop_overlong_attributes(html)
+
+
+_PROSE = "<html><body><p>" + "Some ordinary words of a paragraph. " * 4 + "%s</p></body></html>"
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        (_PROSE % "caf\u00e9 \u201cquoted\u201d").encode(),
+        codecs.BOM_UTF8 + (_PROSE % "caf\u00e9").encode(),
+        (_PROSE % "a\x01b\x0bc\x1fd").encode(),  # control characters XML forbids
+        (_PROSE % "a\ufffeb\uffffc").encode(),  # noncharacters XML forbids
+        (_PROSE % "a\ufffdb").encode(),  # a replacement character, valid UTF-8
+        (_PROSE % "caf\u00e9").encode("cp1252"),
+        b'<meta charset="utf-8">' + (_PROSE % "\u00e9t\u00e9 \xff").encode()[:-20] + b"\xff",
+    ],
+)
+def test_parsing_the_bytes_gives_what_parsing_their_text_gives(body: bytes) -> None:
+    # UTF-8 bodies go to libxml2 as they are; everything must be as if the decoded text had
+    # been encoded again.
+    from_bytes = page.parse_html(body)
+    from_text = page.parse_html(encoding.decode_html(body).text)
+    assert from_bytes.html == from_text.html
+    assert etree.tostring(from_bytes.root) == etree.tostring(from_text.root)
+
+
+@settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
+@given(st.text(max_size=40))
+def test_any_utf8_text_parses_from_its_bytes_as_from_the_text(text: str) -> None:
+    body = (_PROSE % text).encode()
+    try:
+        from_text = page.parse_html(encoding.decode_html(body).text)
+    except NotHTMLError:
+        with pytest.raises(NotHTMLError):
+            page.parse_html(body)
+        return
+    from_bytes = page.parse_html(body)
+    assert from_bytes.html == from_text.html
+    assert etree.tostring(from_bytes.root) == etree.tostring(from_text.root)

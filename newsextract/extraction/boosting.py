@@ -26,10 +26,11 @@ PREDICT_CHUNK_ROWS = 2048
 
 @dataclass(frozen=True)
 class _PredictPlan:
-    """The trees laid out for prediction, level first (built once per ensemble)."""
+    """The trees laid out for prediction (built once per ensemble)."""
 
-    features: np.ndarray  # (depth, trees)
-    thresholds: np.ndarray  # (depth, trees, 1), to broadcast over rows
+    features: np.ndarray  # (tests,) the feature of each distinct (feature, threshold) test
+    thresholds: np.ndarray  # (tests, 1), to broadcast over rows
+    tests: np.ndarray  # (depth, trees) index into the distinct tests
     offsets: np.ndarray  # (trees,) where each tree's leaves start in ``leaves``
     leaves: np.ndarray  # (trees * 2**depth,) leaf values, flat
 
@@ -52,23 +53,31 @@ class TreeEnsemble:
             step = PREDICT_CHUNK_ROWS
             return np.concatenate([self.logit(x[i : i + step]) for i in range(0, n, step)])
         plan = self._plan
-        # Rows of the transposed matrix are contiguous: one (depth, trees, rows) gather and
-        # one comparison, then each level's bit is added to the leaf index (no matmul).
-        right = np.ascontiguousarray(x.T)[plan.features] > plan.thresholds
-        leaf = np.repeat(plan.offsets, n).reshape(trees, n)
+        # Rows of the transposed matrix are contiguous: each distinct test (trees share many)
+        # is one row compared at once; each tree level then picks its row of booleans and
+        # adds its bit to the leaf code (no matmul).
+        passed = np.ascontiguousarray(x.T)[plan.features] > plan.thresholds
+        # One byte holds the leaf code of a tree of up to 8 levels.
+        bits = passed.view(np.uint8) if self.depth <= 8 else passed.astype(np.intp)
+        code = np.zeros((trees, n), dtype=bits.dtype)
         for level in range(self.depth):
-            leaf += right[level] * (1 << level)
+            code += bits[plan.tests[level]] << level
         # (rows, trees), summed along trees in the order the values always were.
-        values = plan.leaves.take(leaf.T)
+        values = plan.leaves.take(code.T + plan.offsets)
         result: np.ndarray = self.base + values.sum(axis=1)
         return result
 
     @cached_property
     def _plan(self) -> _PredictPlan:
         trees, leaves = self.leaves.shape
+        features, thresholds = self.features.T.ravel().tolist(), self.thresholds.T.ravel().tolist()
+        pairs = list(zip(features, thresholds, strict=True))
+        distinct = list(dict.fromkeys(pairs))
+        index = {pair: i for i, pair in enumerate(distinct)}
         return _PredictPlan(
-            features=np.ascontiguousarray(self.features.T),
-            thresholds=np.ascontiguousarray(self.thresholds.T)[:, :, None],
+            features=np.array([f for f, _ in distinct], dtype=np.intp),
+            thresholds=np.array([t for _, t in distinct], dtype=float)[:, None],
+            tests=np.array([index[pair] for pair in pairs], dtype=np.intp).reshape(-1, trees),
             offsets=np.arange(trees, dtype=np.intp) * leaves,
             leaves=np.ascontiguousarray(self.leaves).ravel(),
         )

@@ -40,14 +40,19 @@ def context_features(table: BlockTable, p: np.ndarray, title: np.ndarray) -> np.
     total_mass = max(float(mass.sum()), 1e-9)
     logit = np.log(np.clip(p, 1e-4, 1 - 1e-4) / np.clip(1 - p, 1e-4, 1))
     columns = [logit] + [shift(p, k) for k in (-2, -1, 1, 2)]
-    columns += [_window_mean(mass, chars, 3), _window_mean(mass, chars, 8)]
+    both = np.stack([mass, chars])
+    columns += [_window_mean(both, 3), _window_mean(both, 8)]
     element_mass, element_chars = _element_totals(table, mass, chars)
-    for level in CONTEXT_LEVELS_DEFAULT:
-        column = table.ancestors[:, min(level, table.ancestors.shape[1] - 1)]
-        here = column >= 0
-        pick = np.where(here, column, 0)
-        columns.append(np.where(here, element_mass[pick] / element_chars[pick], p))
-        columns.append(np.where(here, element_mass[pick] / total_mass, 1.0))
+    width = table.ancestors.shape[1]
+    # Every level at once: (blocks, levels) arrays, one column pair a level.
+    enclosing = table.ancestors[:, [min(level, width - 1) for level in CONTEXT_LEVELS_DEFAULT]]
+    here = enclosing >= 0
+    pick = np.where(here, enclosing, 0)
+    picked_mass = element_mass[pick]
+    mean_p = np.where(here, picked_mass / element_chars[pick], p[:, None])
+    share = np.where(here, picked_mass / total_mass, 1.0)
+    for level in range(len(CONTEXT_LEVELS_DEFAULT)):
+        columns += [mean_p[:, level], share[:, level]]
     columns += _best_container(table, element_mass, element_chars, total_mass)
     columns += [_inside_span(p), np.full(n, p.max()), np.full(n, np.log1p(total_mass))]
     after = np.cumsum(title) > 0
@@ -56,15 +61,16 @@ def context_features(table: BlockTable, p: np.ndarray, title: np.ndarray) -> np.
     return np.column_stack(columns)
 
 
-def _window_mean(mass: np.ndarray, chars: np.ndarray, half: int) -> np.ndarray:
-    mean: np.ndarray = window_sum(mass, half) / window_sum(chars, half)
+def _window_mean(mass_and_chars: np.ndarray, half: int) -> np.ndarray:
+    mass, chars = window_sum(mass_and_chars, half)
+    mean: np.ndarray = mass / chars
     return mean
 
 
 def _element_totals(
     table: BlockTable, mass: np.ndarray, chars: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
-    anc = table.ancestors
+    anc = table.chains()
     valid = anc >= 0
     rows = np.repeat(np.arange(len(anc)), valid.sum(axis=1))
     ids = anc[valid]
@@ -81,7 +87,7 @@ def _best_container(
     n = len(table.chars)
     score = element_mass**2 / element_chars
     best = int(np.argmax(score))
-    inside = (table.ancestors == best).any(axis=1).astype(float)
+    inside = (table.chains() == best).any(axis=1).astype(float)
     purity = element_mass[best] / element_chars[best]
     return [inside, np.full(n, element_mass[best] / total_mass), np.full(n, purity)]
 

@@ -104,6 +104,20 @@ def decode_html(body: bytes, content_type: str | None = None) -> DecodedText:
     return DecodedText(body.decode(detected, "replace"), detected, "detected")
 
 
+def utf8_source(body: bytes, decoded: DecodedText) -> bytes | None:
+    """``body`` (without its BOM) when it is exactly ``decoded.text`` in UTF-8, else None: a
+    parser can then read the page's own bytes, not the text encoded once more.
+
+    >>> utf8_source("caf\u00e9".encode(), decode_html("caf\u00e9".encode()))
+    b'caf\\xc3\\xa9'
+    >>> utf8_source(b"caf\\xe9", decode_html(b"caf\\xe9")) is None  # read as cp1252
+    True
+    """
+    if decoded.encoding != "utf-8" or "\ufffd" in decoded.text:
+        return None  # another codec, or bytes replaced when decoding
+    return body[len(codecs.BOM_UTF8) :] if decoded.source == "bom" else body
+
+
 def _declared_labels(body: bytes, content_type: str | None) -> list[tuple[str, str]]:
     labels: list[tuple[str, str]] = []
     header = _HEADER_CHARSET.search(content_type) if content_type else None

@@ -10,8 +10,10 @@ here needs ``newsextract train`` to be run again.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
-from itertools import chain
+from itertools import chain, repeat
+from operator import attrgetter
 
 import numpy as np
 from lxml import etree
@@ -25,10 +27,9 @@ SUBTREE_LEVELS_DEFAULT = (0, 1, 2, 3, 5)
 
 _CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
 _TOKEN = re.compile(rf"[{_CJK}]|[^\W\d_{_CJK}]+")
-#: A byline starts its block ("By Jane", "von", "par" ...); checked on each block's first
-#: characters only, which spares a scan of the whole page text.
+#: A byline starts its block ("By Jane", "von", "par" ...): matched right after the NUL that
+#: opens each block in the joined text, so the regex engine only stops at block starts.
 _BYLINE_START = re.compile(r"\x00 ?(?:[Bb][Yy]|[Vv]on|[Pp]ar|[Pp]or|[Dd]i|[Dd]oor) [A-Z]")
-_BYLINE_HEAD_CHARS = 8
 _BYLINE_WORDS = ("\u8a18\u8005", "\u8bb0\u8005")  # "reporter" anywhere (ja, zh)
 #: Looked up in the lower-cased text with ``str.find``, far faster than a regex scan.
 _COPYRIGHT_WORDS = ("\u00a9", "(c)", "copyright", "all rights reserved", "\u7248\u6743")
@@ -103,6 +104,13 @@ class BlockTable:
     element_names: tuple[tuple[str, ...], ...]  # class and id words of each element
     tokens: tuple[str, ...]  # lower-cased words of all blocks, for the language model
     token_block: np.ndarray  # the block each token belongs to
+    levels: int  # columns of ``ancestors`` that hold any element (the others are all -1)
+
+    def chains(self) -> np.ndarray:
+        """``ancestors`` cut after its first column of padding in every row: a count, a maximum
+        or a search along a row gives what it gives on the whole row, in less time."""
+        chains: np.ndarray = self.ancestors[:, : self.levels + 1]
+        return chains
 
     def block_tokens(self) -> list[list[str]]:
         """Tokens grouped by block (for training)."""
@@ -133,22 +141,21 @@ _ELEMENT_FLAG_NAMES = ("positive", "negative", "comment") + tuple(k for k, _ in 
 
 def read_blocks(page: Page, max_ancestors: int = MAX_ANCESTORS_DEFAULT) -> BlockTable:
     """One pass over the blocks for tags and ancestor chains; text counts are vectorised."""
-    blocks = page.blocks
-    n = len(blocks)
-    get_tag, other = _TAG_INDEX.get, len(OWN_TAGS)
-    tags = np.fromiter((get_tag(block.tag, other) for block in blocks), np.int64, n)
-    elements, parent, own = _element_tree([block.element for block in blocks])
-    ancestors = _ancestor_matrix(own, parent, max_ancestors)
-    inline = np.zeros((n, 2))
-    for i, block in enumerate(blocks):
-        if block.inline_tags:
-            inline[i] = len(block.inline_tags), block.inline_tags.count("img")
-    texts = [block.text for block in blocks]
-    link = np.fromiter((block.link_chars for block in blocks), float, n)
-    chars, words, counts = _text_counts(texts)
-    counts[:, 10:12] = inline
-    tokens, token_block = _tokens(texts)
-    flags, flags_any, names = _element_flags(elements, parent)
+    n = len(page.blocks)
+    # One pass over the blocks (a page's blocks are cold in the cache after parsing).
+    fields = list(zip(*map(_BLOCK_FIELDS, page.blocks), strict=True)) or [()] * 5
+    texts, elements, tag_names, link_chars, inline_tags = fields
+    tags = np.fromiter(map(_TAG_INDEX.get, tag_names, repeat(len(OWN_TAGS))), np.int64, n)
+    tree = _element_tree(elements)
+    ancestors = _ancestor_matrix(tree.own, tree.parent, max_ancestors, tree.depth)
+    link = np.fromiter(link_chars, float, n)
+    joined = "\x00".join(texts)  # NUL never occurs in block text
+    lowered = joined.lower()  # lower-casing is as at a text's end next to a NUL
+    chars, words, counts = _text_counts(texts, joined, lowered)
+    # Plain lists, one column each: a numpy row assignment per block costs a microsecond.
+    counts[:, 10] = list(map(len, inline_tags))
+    counts[:, 11] = list(map(tuple.count, inline_tags, repeat("img")))
+    tokens, token_block = _tokens(lowered.split("\x00") if n else [])
     return BlockTable(
         chars,
         words,
@@ -156,21 +163,24 @@ def read_blocks(page: Page, max_ancestors: int = MAX_ANCESTORS_DEFAULT) -> Block
         ancestors,
         counts,
         tags,
-        flags,
-        flags_any,
-        names,
+        _unpack_bits(tree.bits),
+        _unpack_bits(tree.bits_any),
+        tree.names,
         tokens,
         token_block,
+        min(tree.depth, max_ancestors),
     )
 
 
-def _tokens(texts: list[str]) -> tuple[tuple[str, ...], np.ndarray]:
-    """Every block's lower-cased words, and the block each one belongs to."""
-    findall = _TOKEN.findall
-    per_block = [findall(text.lower()) for text in texts]
+_BLOCK_FIELDS = attrgetter("text", "element", "tag", "link_chars", "inline_tags")
+
+
+def _tokens(lowered: list[str]) -> tuple[tuple[str, ...], np.ndarray]:
+    """Every block's words (from its lower-cased text), and the block each one belongs to."""
+    per_block = list(map(_TOKEN.findall, lowered))
     sizes = np.fromiter(map(len, per_block), np.int64, len(per_block))
     words = tuple(chain.from_iterable(per_block))
-    return words, np.repeat(np.arange(len(texts), dtype=np.int64), sizes)
+    return words, np.repeat(np.arange(len(lowered), dtype=np.int64), sizes)
 
 
 _TAG_INDEX = {tag: i for i, tag in enumerate(OWN_TAGS)}
@@ -189,22 +199,6 @@ _CLOSE_CODES = _code_set("\"'\u201d\u300d)] \n\x00")
 _PIPE_CODES = _code_set("|\u00bb\u203a>\u00b7\u2022/")
 _CJK_DATE_CODES = _code_set("\u5e74\u6708\u65e5")
 _NOT_WORD_CODES = _code_set("\u00d7\u00f7")
-
-
-def _date_like(codes: np.ndarray) -> np.ndarray:
-    """Where a year (19xx, 20xx), a clock time (9:30) or a CJK date (7月) starts."""
-    digit = (codes >= 48) & (codes <= 57)
-    pad = np.zeros(5, dtype=bool)
-    d = np.concatenate([digit, pad])
-    c = np.concatenate([codes, pad.astype(np.uint32)])
-    n = len(codes)
-    before = np.concatenate([[False], digit[:-1]])
-    century = ((c[:n] == 49) & (c[1 : n + 1] == 57)) | ((c[:n] == 50) & (c[1 : n + 1] == 48))
-    year = century & d[2 : n + 2] & d[3 : n + 3] & ~d[4 : n + 4] & ~before
-    clock = digit & (c[1 : n + 1] == 58) & d[2 : n + 2] & d[3 : n + 3]
-    cjk_date = digit & _CJK_DATE_CODES[_bmp(c[1 : n + 1])]
-    mask: np.ndarray = year | clock | cjk_date
-    return mask
 
 
 def _bmp(codes: np.ndarray) -> np.ndarray:
@@ -244,55 +238,102 @@ def _word_mask(codes: np.ndarray) -> np.ndarray:
     return mask
 
 
-def _text_counts(texts: list[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Characters, words and the counts of _COUNT_NAMES for every block at once."""
+def _char_properties() -> np.ndarray:
+    """One table over the BMP: the bits _PROP_* of every character (past the BMP: slot 0xFFFF,
+    which is a word character like all of them, and nothing else)."""
+    codes = np.arange(0x10000, dtype=np.uint32)
+    cjk = _cjk_mask(codes)
+    masks = (
+        cjk,
+        _word_mask(codes) & ~cjk,
+        _PUNCT_CODES,
+        _END_CODES,
+        _CLOSE_CODES,
+        (codes >= 48) & (codes <= 57),
+        (codes >= 65) & (codes <= 90),
+        _PIPE_CODES,
+        codes == 10,
+        _CJK_DATE_CODES,
+    )
+    table = np.zeros(0x10000, dtype=np.uint16)
+    for bit, mask in enumerate(masks):
+        table |= mask.astype(np.uint16) << bit
+    return table
+
+
+_CHAR_PROPERTIES = _char_properties()
+_PROP_CJK, _PROP_WORD, _PROP_PUNCT, _PROP_END, _PROP_CLOSE = 1, 2, 4, 8, 16
+_PROP_DIGIT, _PROP_UPPER, _PROP_PIPE, _PROP_NEWLINE, _PROP_CJK_DATE = 32, 64, 128, 256, 512
+
+
+def _text_counts(
+    texts: Sequence[str], joined: str, lowered: str
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Characters, words and the counts of _COUNT_NAMES for every block at once (``joined``:
+    the texts joined by NULs, ``lowered`` that lower-cased)."""
     n = len(texts)
     counts = np.zeros((n, len(_COUNT_NAMES)))
     lengths = np.fromiter(map(len, texts), float, n)
     if n == 0:
         return lengths, np.zeros(0), counts
-    joined = "\x00".join(texts)  # NUL never occurs in block text
     codes = np.frombuffer(joined.encode("utf-32-le"), dtype=np.uint32)
     owner = np.repeat(np.arange(n), lengths.astype(np.int64) + 1)[: len(codes)]
-    cjk = _cjk_mask(codes)
-    word = _word_mask(codes) & ~cjk
-    word_start = word & ~np.concatenate([[False], word[:-1]])
-    bmp = _bmp(codes)
-    following = np.concatenate([bmp[1:], [0]])
-    sentence_end = _END_CODES[bmp] & _CLOSE_CODES[following]
-    masks = (
-        _PUNCT_CODES[bmp],
-        sentence_end,
-        (codes >= 48) & (codes <= 57),
-        (codes >= 65) & (codes <= 90),
-        _PIPE_CODES[bmp],
-    )
-    for column, mask in enumerate(masks):
-        counts[:, column] = np.bincount(owner[mask], minlength=n)
+    props = _CHAR_PROPERTIES[_bmp(codes)]  # one lookup gives every per-character test
+
+    def per_block(mask: np.ndarray) -> np.ndarray:
+        counted: np.ndarray = np.bincount(owner[mask], minlength=n)
+        return counted
+
+    word = (props & _PROP_WORD) != 0
+    word_start = word.copy()
+    word_start[1:] &= ~word[:-1]
+    following = np.empty_like(props)
+    following[:-1] = props[1:]
+    following[-1] = _CHAR_PROPERTIES[0]  # past the end reads as a NUL, as between blocks
+    sentence_end = ((props & _PROP_END) != 0) & ((following & _PROP_CLOSE) != 0)
+    counts[:, 0] = per_block((props & _PROP_PUNCT) != 0)
+    counts[:, 1] = per_block(sentence_end)
+    digit = (props & _PROP_DIGIT) != 0
+    counts[:, 2] = per_block(digit)
+    counts[:, 3] = per_block((props & _PROP_UPPER) != 0)
+    counts[:, 4] = per_block((props & _PROP_PIPE) != 0)
     starts = np.concatenate([[0], np.cumsum(lengths[:-1] + 1)])
-    counts[:, 5] = np.bincount(owner[_date_like(codes)], minlength=n) > 0
-    counts[:, 6] = _byline_blocks(texts, joined, starts)
-    lowered = joined.lower()
+    digits = np.flatnonzero(digit)
+    dated = digits[_date_like(codes, props, digits)]
+    counts[:, 5] = np.bincount(owner[dated], minlength=n) > 0
+    counts[:, 6] = _byline_blocks(joined, starts)
     if len(lowered) == len(joined):
         counts[:, 7] = _blocks_with(lowered, _COPYRIGHT_WORDS, starts)
     else:  # a few characters grow when lower-cased (U+0130): positions would shift
         counts[:, 7] = [any(w in t.lower() for w in _COPYRIGHT_WORDS) for t in texts]
-    counts[:, 8] = np.bincount(owner[cjk], minlength=n)
-    counts[:, 9] = np.bincount(owner[codes == 10], minlength=n)
+    counts[:, 8] = per_block((props & _PROP_CJK) != 0)
+    counts[:, 9] = per_block((props & _PROP_NEWLINE) != 0)
     words = np.bincount(owner[word_start], minlength=n) + counts[:, 8]
     return lengths, words.astype(float), counts
 
 
-def _byline_blocks(texts: list[str], joined: str, starts: np.ndarray) -> np.ndarray:
+def _date_like(codes: np.ndarray, props: np.ndarray, digits: np.ndarray) -> np.ndarray:
+    """Which of the digits at ``digits`` start a year (19xx, 20xx), a time (9:30) or a CJK
+    date (7月); only digits can, so only they are looked at."""
+    padded_codes = np.concatenate([codes, np.zeros(5, dtype=codes.dtype)])
+    padded = np.concatenate([props, np.zeros(5, dtype=props.dtype)])
+    first, second = padded_codes[digits], padded_codes[digits + 1]
+    d2, d3, d4 = ((padded[digits + k] & _PROP_DIGIT) != 0 for k in (2, 3, 4))
+    before = (padded[digits - 1] & _PROP_DIGIT) != 0  # index -1 reads the zero padding
+    century = ((first == 49) & (second == 57)) | ((first == 50) & (second == 48))
+    year = century & d2 & d3 & ~d4 & ~before
+    clock = (second == 58) & d2 & d3
+    cjk_date = (padded[digits + 1] & _PROP_CJK_DATE) != 0
+    mask: np.ndarray = year | clock | cjk_date
+    return mask
+
+
+def _byline_blocks(joined: str, starts: np.ndarray) -> np.ndarray:
     """1 for blocks that open with a byline or name a reporter."""
-    heads = "".join("\x00" + text[:_BYLINE_HEAD_CHARS] for text in texts)
     flags = _blocks_with(joined, _BYLINE_WORDS, starts)
-    hits = [match.start() for match in _BYLINE_START.finditer(heads)]
+    hits = [match.start() for match in _BYLINE_START.finditer("\x00" + joined)]
     if hits:
-        head_starts = np.arange(len(texts)) + np.cumsum(
-            [0] + [min(len(t), _BYLINE_HEAD_CHARS) for t in texts[:-1]]
-        )
-        flags[np.searchsorted(head_starts, hits, side="right") - 1] = 1.0
+        flags[np.searchsorted(starts, hits)] = 1.0  # a hit is at its block's start
     return flags
 
 
@@ -310,67 +351,82 @@ def _blocks_with(joined: str, words: tuple[str, ...], starts: np.ndarray) -> np.
     return flags
 
 
-def _element_tree(
-    block_elements: list[etree._Element],
-) -> tuple[list[etree._Element], np.ndarray, np.ndarray]:
-    """Numbers every element enclosing a block, parents before children.
+@dataclass(frozen=True)
+class _ElementTree:
+    """The elements enclosing a page's blocks, numbered parents first, judged once each."""
 
-    Returns the elements, each one's parent id (-1 at the root) and each block's element id.
-    An element is visited once, however many blocks it encloses.
+    parent: np.ndarray  # each element's parent id, -1 at the top
+    own: np.ndarray  # each block's element id
+    depth: int  # elements on the longest chain from a block up
+    bits: np.ndarray  # each element's own flags (_ELEMENT_FLAG_NAMES as bits)
+    bits_any: np.ndarray  # the same, OR-ed with every ancestor's
+    names: tuple[tuple[str, ...], ...]  # class and id words of each element
+
+
+def _element_tree(block_elements: Sequence[etree._Element]) -> _ElementTree:
+    """Number every element enclosing a block, parents before children, in one walk up.
+
+    An element is visited once, however many blocks it encloses; its class/id flags and
+    tag kind are read then, and OR-ed with its parent's (numbered before it).
     """
     ids: dict[etree._Element, int] = {}
-    elements: list[etree._Element] = []
+    known = ids.get
     parents: list[int] = []
+    depths: list[int] = []
+    bits: list[int] = []
+    bits_any: list[int] = []
+    names: list[tuple[str, ...]] = []
     own: list[int] = []
+    get_tag = _TAG_BITS.get
     for element in block_elements:
-        ident = ids.get(element)
-        if ident is None:
-            path: list[etree._Element] = []
-            current: etree._Element | None = element
-            while current is not None and current not in ids:
-                path.append(current)
-                current = current.getparent()
-            ident = -1 if current is None else ids[current]
-            for member in reversed(path):
-                parents.append(ident)
-                ident = ids[member] = len(elements)
-                elements.append(member)
+        path: list[etree._Element] = []
+        current = element
+        ident = known(element)
+        while ident is None:  # up to the first element numbered already, or past the root
+            path.append(current)
+            parent = current.getparent()
+            if parent is None:
+                ident = -1
+            else:
+                current = parent
+                ident = known(parent)
+        for member in reversed(path):
+            classes, name = member.get("class"), member.get("id")
+            judged, words = _names_of(classes, name) if classes or name else _NO_NAMES
+            judged |= get_tag(member.tag, 0)
+            parents.append(ident)
+            if ident >= 0:
+                depths.append(depths[ident] + 1)
+                bits_any.append(judged | bits_any[ident])
+            else:
+                depths.append(1)
+                bits_any.append(judged)
+            bits.append(judged)
+            names.append(words)
+            ident = ids[member] = len(bits) - 1
         own.append(ident)
-    return elements, np.array(parents, dtype=np.int64), np.array(own, dtype=np.int64)
+    return _ElementTree(
+        np.array(parents, dtype=np.int64),
+        np.array(own, dtype=np.int64),
+        max(depths, default=0),
+        np.array(bits, dtype=np.int64),
+        np.array(bits_any, dtype=np.int64),
+        tuple(names),
+    )
 
 
-def _ancestor_matrix(own: np.ndarray, parent: np.ndarray, width: int) -> np.ndarray:
-    """Each block's element and its ancestors, nearest first, padded with -1."""
+def _ancestor_matrix(own: np.ndarray, parent: np.ndarray, width: int, depth: int) -> np.ndarray:
+    """Each block's element and its ancestors, nearest first, padded with -1.
+
+    ``depth`` (the longest chain) bounds the columns that need a lookup; the rest is padding.
+    """
     up = np.append(parent, -1)  # index -1 reads the padding: the root's parent stays -1
-    matrix = np.empty((len(own), width), dtype=np.int64)
+    matrix = np.full((len(own), width), -1, dtype=np.int64)
     if width:
         matrix[:, 0] = own
-    for level in range(1, width):
+    for level in range(1, min(width, depth)):
         matrix[:, level] = up[matrix[:, level - 1]]
     return matrix
-
-
-def _element_flags(
-    elements: list[etree._Element], parent: np.ndarray
-) -> tuple[np.ndarray, np.ndarray, tuple[tuple[str, ...], ...]]:
-    """Each element's flags as bits, and the same OR-ed down from all its ancestors."""
-    judged = [_names_of(element) for element in elements]
-    get_tag = _TAG_BITS.get
-    own = np.fromiter(
-        (
-            bits | get_tag(element.tag, 0)
-            for (bits, _), element in zip(judged, elements, strict=True)
-        ),
-        np.int64,
-        len(elements),
-    )
-    cumulative = own.copy()
-    jump = parent.copy()
-    while len(jump) and (jump >= 0).any():  # pointer jumping: log2(depth) steps
-        here = jump >= 0
-        cumulative[here] |= cumulative[jump[here]]
-        jump = np.where(here, jump[np.maximum(jump, 0)], -1)
-    return _unpack_bits(own), _unpack_bits(cumulative), tuple(words for _, words in judged)
 
 
 def _unpack_bits(values: np.ndarray) -> np.ndarray:
@@ -391,11 +447,8 @@ _NAME_CACHE: dict[str, tuple[int, tuple[str, ...]]] = {}
 _WORD_BITS: dict[str, int] = {}
 
 
-def _names_of(element: etree._Element) -> tuple[int, tuple[str, ...]]:
+def _names_of(classes: str | None, ident: str | None) -> tuple[int, tuple[str, ...]]:
     """The flag bits and the words of an element's class and id, judged once a string."""
-    classes, ident = element.get("class"), element.get("id")
-    if not classes and not ident:
-        return _NO_NAMES
     key = f"{classes or ''} {ident or ''}"
     found = _NAME_CACHE.get(key)
     if found is None:
@@ -404,8 +457,10 @@ def _names_of(element: etree._Element) -> tuple[int, tuple[str, ...]]:
             _WORD_BITS.clear()
         words = tuple(dict.fromkeys(_NAME_WORD.findall(key[:200].lower())))
         bits = 0
+        known = _WORD_BITS.get
         for word in words:
-            bits |= _word_bits(word)
+            word_bits = known(word)
+            bits |= _word_bits(word) if word_bits is None else word_bits
         found = _NAME_CACHE[key] = (bits, words)
     return found
 
@@ -464,7 +519,7 @@ def _own_features(table: BlockTable, safe: np.ndarray, links: np.ndarray) -> np.
     n = len(safe)
     cum = np.cumsum(table.chars) - table.chars
     total = max(float(table.chars.sum()), 1.0)
-    depth = (table.ancestors >= 0).sum(axis=1)
+    depth = (table.chains() >= 0).sum(axis=1)
     base = np.column_stack(
         [
             np.log1p(table.chars),
@@ -480,32 +535,43 @@ def _own_features(table: BlockTable, safe: np.ndarray, links: np.ndarray) -> np.
     rates[:, _LOG_COLUMNS] = np.log1p(rates[:, _LOG_COLUMNS])  # counts of things stay counts
     tag_onehot = np.zeros((n, len(OWN_TAGS) + 1))
     tag_onehot[np.arange(n), table.tags] = 1.0
-    heading = np.isin(table.tags, [OWN_TAGS.index(t) for t in ("h1", "h2", "h3", "h4")])
-    return np.hstack([base, rates, tag_onehot, heading[:, None].astype(float)])
+    heading = _HEADING_INDEX[table.tags]
+    return np.hstack([base, rates, tag_onehot, heading[:, None]])
+
+
+#: 1.0 at the indexes of OWN_TAGS (and tag_other) that are headings, for a lookup per block.
+_HEADING_INDEX = np.array([float(tag in ("h1", "h2", "h3", "h4")) for tag in OWN_TAGS] + [0.0])
 
 
 def _ancestor_flags(table: BlockTable) -> np.ndarray:
     anc = table.ancestors
     own = table.element_flags[anc[:, 0], :3]
-    near = np.zeros_like(own)
-    for level in (1, 2, 3):
-        column = anc[:, min(level, anc.shape[1] - 1)]
-        here = column >= 0
-        near = np.maximum(near, table.element_flags[np.where(here, column, 0), :3] * here[:, None])
-    return np.hstack([own, near, table.element_any[anc[:, 0]]])
+    columns = _level_columns(anc, (1, 2, 3))
+    here = columns >= 0
+    flags = table.element_flags[np.where(here, columns, 0), :3] * here[:, :, None]
+    return np.hstack([own, flags.max(axis=1), table.element_any[anc[:, 0]]])
+
+
+def _level_columns(ancestors: np.ndarray, levels: tuple[int, ...]) -> np.ndarray:
+    """Each block's ancestor at each of ``levels`` (the last column past the width), as
+    (blocks, levels): every level at once instead of one numpy call each."""
+    width = ancestors.shape[1]
+    picked: np.ndarray = ancestors[:, [min(level, width - 1) for level in levels]]
+    return picked
 
 
 def _name_features(table: BlockTable, names: dict[str, float]) -> np.ndarray:
     """Learned class/id word log-odds: the block's own element, its parent, the chain."""
     get = names.get
-    score = np.zeros(len(table.element_names) + 1)  # the last slot stands for "no element"
-    memo: dict[tuple[str, ...], float] = {(): 0.0}
-    for ident, words in enumerate(table.element_names):
-        value = memo.get(words)
-        if value is None:
-            values = [v for v in map(get, words) if v is not None]
-            value = memo[words] = sum(values) / len(values) if values else 0.0
-        score[ident] = value
+    # Each distinct word list once (a page repeats its class names), then one array.
+    memo: dict[tuple[str, ...], float] = dict.fromkeys(table.element_names, 0.0)
+    for words in memo:
+        values = [v for v in map(get, words) if v is not None]
+        if values:
+            memo[words] = sum(values) / len(values)
+    size = len(table.element_names)
+    score = np.zeros(size + 1)  # the last slot stands for "no element"
+    score[:size] = np.fromiter(map(memo.__getitem__, table.element_names), float, size)
     chain = score[table.ancestors]  # -1 picks the empty last slot
     near = chain[:, 1:4] if chain.shape[1] > 1 else chain[:, :1]
     return np.column_stack(
@@ -525,7 +591,7 @@ class ElementTotals:
 
 
 def element_totals(table: BlockTable, ends: np.ndarray) -> ElementTotals:
-    anc = table.ancestors
+    anc = table.chains()
     n_elements = len(table.element_flags)
     valid = anc >= 0
     rows = np.repeat(np.arange(len(anc)), valid.sum(axis=1))
@@ -545,20 +611,18 @@ def element_totals(table: BlockTable, ends: np.ndarray) -> ElementTotals:
 
 def _subtree_features(table: BlockTable, totals: ElementTotals) -> np.ndarray:
     """Totals of the subtree of each block's ancestor at a few levels: readability's signal."""
-    anc = table.ancestors
     chars, link_chars, blocks = totals.chars, totals.link_chars, totals.blocks
     total = max(float(table.chars.sum()), 1.0)
-    columns = []
-    for level in SUBTREE_LEVELS_DEFAULT:
-        column = anc[:, min(level, anc.shape[1] - 1)]
-        here = column >= 0
-        pick = np.where(here, column, 0)
-        share = np.where(here, chars[pick] / total, 1.0)
-        dens = np.where(here, link_chars[pick] / np.maximum(chars[pick], 1.0), 0.0)
-        count = np.where(here, np.log1p(blocks[pick]), 0.0)
-        end_rate = np.where(here, totals.ends[pick] / np.maximum(blocks[pick], 1.0), 0.0)
-        columns += [share, dens, count, end_rate]
-    return np.column_stack(columns)
+    columns = _level_columns(table.ancestors, SUBTREE_LEVELS_DEFAULT)
+    here = columns >= 0
+    pick = np.where(here, columns, 0)
+    picked_chars, picked_blocks = chars[pick], blocks[pick]
+    share = np.where(here, picked_chars / total, 1.0)
+    dens = np.where(here, link_chars[pick] / np.maximum(picked_chars, 1.0), 0.0)
+    count = np.where(here, np.log1p(picked_blocks), 0.0)
+    end_rate = np.where(here, totals.ends[pick] / np.maximum(picked_blocks, 1.0), 0.0)
+    # (blocks, levels, 4) read row by row: the four values of each level in turn.
+    return np.stack([share, dens, count, end_rate], axis=2).reshape(len(pick), -1)
 
 
 #: A block with fewer characters adds nothing to its containers' score (readability: 25).
@@ -587,8 +651,8 @@ def container_features(table: BlockTable, totals: ElementTotals) -> np.ndarray:
     chain's score relative to the best, and the levels up to the nearest enclosing element
     that holds most of the page's text. None of these depends on a site's naming.
     """
-    anc = table.ancestors
-    n, width = anc.shape
+    anc = table.chains()
+    n, width = table.ancestors.shape
     scores = np.where(
         table.chars >= CONTAINER_MIN_CHARS_DEFAULT,
         1.0 + table.counts[:, 0] + np.minimum(table.chars / 100.0, 3.0),
@@ -598,7 +662,7 @@ def container_features(table: BlockTable, totals: ElementTotals) -> np.ndarray:
     box = np.zeros(size)
     for level, share in ((1, 1.0), (2, 0.5)):
         if level < width:
-            column = np.where(anc[:, level] >= 0, anc[:, level], size - 1)
+            column = np.where(table.ancestors[:, level] >= 0, table.ancestors[:, level], size - 1)
             box += np.bincount(column, scores * share, minlength=size)
     box[:-1] *= 1.0 - totals.link_chars / np.maximum(totals.chars, 1.0)
     box[-1] = 0.0
@@ -618,16 +682,19 @@ def container_features(table: BlockTable, totals: ElementTotals) -> np.ndarray:
     columns[:, 1] = np.where(inside, np.argmax(at_best, axis=1), -1.0)
     columns[:, 2] = (anc == parent).any(axis=1) if parent >= 0 else 0.0
     columns[:, 3] = totals.chars[best] / total
-    columns[:, 4] = box[anc[:, 1]] / top if width > 1 else 0.0
+    columns[:, 4] = box[table.ancestors[:, 1]] / top if width > 1 else 0.0
     columns[:, 5] = box[anc].max(axis=1) / top
     return columns
 
 
 def _neighbour_features(log_chars: np.ndarray, links: np.ndarray, ends: np.ndarray) -> np.ndarray:
-    columns = []
-    for offset in (-2, -1, 1, 2):
-        columns += [shift(log_chars, offset), shift(links, offset, 1.0), shift(ends, offset)]
-    return np.column_stack(columns)
+    """The three values of the blocks 2 and 1 before and 1 and 2 after, as :func:`shift`
+    gives them, read from one padded copy."""
+    n = len(log_chars)
+    padded = np.empty((n + 4, 3))
+    padded[:] = (0.0, 1.0, 0.0)  # past the ends: no characters, all links, no endings
+    padded[2 : n + 2, 0], padded[2 : n + 2, 1], padded[2 : n + 2, 2] = log_chars, links, ends
+    return np.hstack([padded[2 + offset : 2 + offset + n] for offset in (-2, -1, 1, 2)])
 
 
 def shift(values: np.ndarray, offset: int, fill: float = 0.0) -> np.ndarray:
@@ -642,8 +709,8 @@ def shift(values: np.ndarray, offset: int, fill: float = 0.0) -> np.ndarray:
 
 def _page_features(table: BlockTable, links: np.ndarray) -> np.ndarray:
     n = len(table.chars)
-    win_chars = window_sum(table.chars, 3)
-    win_links = window_sum(table.link_chars, 3) / np.maximum(win_chars, 1.0)
+    win_chars, win_link_chars = window_sum(np.stack([table.chars, table.link_chars]), 3)
+    win_links = win_link_chars / np.maximum(win_chars, 1.0)
     total = float(table.chars.sum())
     parents = table.ancestors[:, 1] if table.ancestors.shape[1] > 1 else table.ancestors[:, 0]
     same_parent = np.zeros(n)
@@ -660,9 +727,12 @@ def _page_features(table: BlockTable, links: np.ndarray) -> np.ndarray:
 
 
 def window_sum(values: np.ndarray, half: int) -> np.ndarray:
-    """Sum of ``values[i - half : i + half + 1]`` for every i, clipped at the ends."""
-    cum = np.concatenate([[0.0], np.cumsum(values)])
-    n = len(values)
+    """Sum of ``values[i - half : i + half + 1]`` for every i, clipped at the ends; each row of
+    a 2-D array at once."""
+    n = values.shape[-1]
+    cum = np.zeros((*values.shape[:-1], n + 1))
+    np.cumsum(values, axis=-1, out=cum[..., 1:])
     index = np.arange(n)
-    result: np.ndarray = cum[np.minimum(index + half + 1, n)] - cum[np.maximum(index - half, 0)]
+    ends, starts = np.minimum(index + half + 1, n), np.maximum(index - half, 0)
+    result: np.ndarray = cum[..., ends] - cum[..., starts]
     return result
