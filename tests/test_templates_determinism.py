@@ -15,9 +15,10 @@ PAGES = 8
 
 
 def _write_pages(shared_data: Path, folder: Path) -> list[Path]:
-    entries = [e for e in read_manifest(shared_data / "msv_big9_dev") if e.fields.get("site") == SITE]
+    entries = read_manifest(shared_data / "msv_big9_dev")
+    of_site = [entry for entry in entries if entry.fields.get("site") == SITE]
     paths = []
-    for entry in entries[:PAGES]:
+    for entry in of_site[:PAGES]:
         path = folder / f"{entry.id}.html"
         path.write_bytes(entry.read_html())
         paths.append(path)
