@@ -127,6 +127,13 @@ class StateStore:
         row = self._db.execute("SELECT count(*) FROM harvested").fetchone()
         return int(row[0])
 
+    def holder_of(self, digest: str, url: str) -> str | None:
+        """Another URL harvested with this content hash, if any (a read: nothing recorded)."""
+        row = self._db.execute(
+            "SELECT url FROM harvested WHERE content_hash = ? AND url != ? LIMIT 1", (digest, url)
+        ).fetchone()
+        return None if row is None else str(row[0])
+
     def record_harvest(
         self, url: str, digest: str, site: str = "", fetched_at: str = ""
     ) -> str | None:

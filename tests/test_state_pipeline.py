@@ -1,10 +1,11 @@
-"""The harvest stage: articles remembered for the next run, duplicates dropped."""
+"""The harvest stage: articles remembered for the next run once exported, duplicates dropped."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
+from scrapy import signals
 from scrapy.exceptions import NotConfigured
 from scrapy.utils.test import get_crawler
 
@@ -25,27 +26,50 @@ def pipeline(tmp_path: Path) -> HarvestPipeline:
     )
 
 
-def test_articles_are_recorded_and_passed_on(pipeline: HarvestPipeline, tmp_path: Path) -> None:
+def passed_and_exported(pipeline: HarvestPipeline, item: ArticleItem) -> ArticleItem:
+    passed: ArticleItem = pipeline.process_item(item)
+    pipeline.item_exported(passed)
+    return passed
+
+
+def test_articles_are_recorded_once_exported(tmp_path: Path) -> None:
+    crawler = get_crawler(settings_dict={"NEWSEXTRACT_DATA_DIR": str(tmp_path)})
+    pipeline = HarvestPipeline.from_crawler(crawler)
     item = article("https://a.jp/1", "one story")
     assert pipeline.process_item(item) is item
-    pipeline.close_spider()
     with StateStore(tmp_path / "state.sqlite3") as store:
+        # passed on, not yet written by the feed: a crawl killed now must fetch it again
+        assert not store.is_harvested("https://a.jp/1")
+        crawler.signals.send_catch_log(signals.item_scraped, item=item, response=None)
         assert store.is_harvested("https://a.jp/1")
+    assert pipeline.stats.get_value("newsextract/state/recorded") == 1
+    pipeline.close_spider()
+
+
+def test_a_text_waiting_for_export_is_not_passed_twice(pipeline: HarvestPipeline) -> None:
+    pipeline.process_item(article("https://a.jp/1", "one story"))
+    with pytest.raises(DropPage, match="duplicate of https://a.jp/1"):
+        pipeline.process_item(article("https://a.jp/amp/1", "one story"))
+    with pytest.raises(DropPage, match="harvested already"):
+        pipeline.process_item(article("https://a.jp/1", "one story"))
+    pipeline.close_spider()
 
 
 def test_the_same_text_under_a_second_url_is_dropped(pipeline: HarvestPipeline) -> None:
-    pipeline.process_item(article("https://a.jp/1", "one  story"))
+    passed_and_exported(pipeline, article("https://a.jp/1", "one  story"))
     with pytest.raises(DropPage, match="duplicate of https://a.jp/1") as dropped:
         pipeline.process_item(article("https://a.jp/amp/1", "one story"))
     assert dropped.value.stage == "duplicate"
-    assert pipeline.process_item(article("https://a.jp/2", "another story")).url == "https://a.jp/2"
+    assert passed_and_exported(pipeline, article("https://a.jp/2", "another story")).url == (
+        "https://a.jp/2"
+    )
     assert pipeline.stats.get_value("newsextract/state/duplicates") == 1
     assert pipeline.stats.get_value("newsextract/state/recorded") == 2
     pipeline.close_spider()
 
 
 def test_a_url_harvested_already_is_dropped(pipeline: HarvestPipeline) -> None:
-    pipeline.process_item(article("https://a.jp/1", "one story"))
+    passed_and_exported(pipeline, article("https://a.jp/1", "one story"))
     with pytest.raises(DropPage, match="harvested already"):
         pipeline.process_item(article("https://a.jp/1", "one story"))
     pipeline.close_spider()
