@@ -24,7 +24,6 @@ from newsextract.templates.fastpath import (
     clean_subtree,
     descend_and_clean,
     light_page,
-    read_page_meta,
     subtree_blocks,
 )
 from newsextract.templates.rules import (
@@ -173,7 +172,7 @@ def test_page_meta_is_the_structured_data_without_json_ld() -> None:
     root = parse_html(html).root
     full = read_structured_data(root)
     assert full.json_ld  # what the light page does not read
-    light = read_page_meta(root)
+    light = read_structured_data(root, json_ld=False)
     assert light == replace(full, json_ld=())
     assert light.meta == {"og:title": "Shared title", "datepublished": "2020-01-02"}
     assert (light.title, light.lang, light.canonical) == ("First", "en", "https://example.com/a")
@@ -182,7 +181,8 @@ def test_page_meta_is_the_structured_data_without_json_ld() -> None:
 def test_page_meta_on_real_pages(shared_data: Path) -> None:
     for entry in read_manifest(shared_data / "cleanportaleval"):
         root = parse_html(entry.read_html()).root
-        assert read_page_meta(root) == replace(read_structured_data(root), json_ld=())
+        light = read_structured_data(root, json_ld=False)
+        assert light == replace(read_structured_data(root), json_ld=())
 
 
 # --- any element of any page, found by the rules induction would write -----------------------

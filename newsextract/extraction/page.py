@@ -299,8 +299,9 @@ def _close(open_tags: list[tuple[str, bool]], name: str) -> bool:
     return False
 
 
-def read_structured_data(root: etree._Element) -> StructuredData:
-    """Title, language, canonical URL, meta tags and JSON-LD objects, read before cleaning.
+def read_structured_data(root: etree._Element, json_ld: bool = True) -> StructuredData:
+    """Title, language, canonical URL, meta tags and (unless ``json_ld`` is False: stored
+    rules never read them) JSON-LD objects, read before cleaning.
 
     One walk of the tree finds all four kinds of element.
     """
@@ -308,7 +309,8 @@ def read_structured_data(root: etree._Element) -> StructuredData:
     title: str | None = None
     canonical: str | None = None
     scripts: list[etree._Element] = []
-    for element in root.iter("meta", "title", "link", "script"):
+    tags = ("meta", "title", "link", "script") if json_ld else ("meta", "title", "link")
+    for element in root.iter(*tags):
         tag = element.tag
         if tag == "meta":
             key = element.get("property") or element.get("name") or element.get("itemprop")

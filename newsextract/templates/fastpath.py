@@ -35,6 +35,7 @@ from newsextract.extraction.page import (
     drop_element,
     is_noise_element,
     parse_html,
+    read_structured_data,
     removed_by_cleaning,
 )
 from newsextract.extraction.result import Article
@@ -76,34 +77,8 @@ def light_page(
 ) -> LightPage:
     """Decode, parse, read meta tags; raise ``NotHTMLError`` as ``parse_page`` does."""
     parsed = parse_html(body, content_type, max_chars)
-    return LightPage(url, parsed.encoding, parsed.root, read_page_meta(parsed.root))
-
-
-def read_page_meta(root: etree._Element) -> StructuredData:
-    """:func:`~newsextract.extraction.page.read_structured_data` without JSON-LD: title,
-    language, canonical URL and meta tags, the first of each as it reads them."""
-    meta: dict[str, str] = {}
-    title: str | None = None
-    canonical: str | None = None
-    for element in root.iter("meta", "title", "link"):
-        tag = element.tag
-        if tag == "meta":
-            get = element.get
-            key = get("property") or get("name") or get("itemprop")
-            content = get("content") if key else None
-            if content and (key := key.lower()) not in meta:
-                meta[key] = content.strip()
-        elif tag == "title":
-            if title is None:
-                title = "".join(element.itertext()).strip()
-        elif canonical is None and element.get("rel", "").lower() == "canonical":
-            canonical = element.get("href", "")
-    return StructuredData(
-        title=title or "",
-        lang=(root.get("lang") or meta.get("og:locale", "")).strip(),
-        canonical=(canonical or "").strip(),
-        meta=meta,
-    )
+    structured = read_structured_data(parsed.root, json_ld=False)
+    return LightPage(url, parsed.encoding, parsed.root, structured)
 
 
 @dataclass(frozen=True)
