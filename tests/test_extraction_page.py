@@ -309,11 +309,18 @@ def test_blocks_are_complete_block_instances() -> None:
         block.text = "changed"  # type: ignore[misc]
 
 
-@given(st.text(alphabet="<>ab", max_size=300), st.integers(min_value=1, max_value=40))
-def test_bracket_free_runs_are_never_missed(html: str, length: int) -> None:
-    run = max(map(len, re.split("[<>]", html)))
-    if run >= length:
-        assert page._has_bracket_free_run(html, length)
+@given(st.text(alphabet="<>ab \u00e9", max_size=300), st.integers(min_value=1, max_value=40))
+def test_long_tags_are_found_as_the_regex_finds_them(html: str, length: int) -> None:
+    expected = re.search(f"<[A-Za-z][^<>]{{{length}}}", html) is not None
+    assert page.has_long_tag(html, length) is expected
+
+
+@given(st.text(alphabet="ab<>\n\t\x00\x01\x0b\x1f\ufffe\u00e9\u4e2d", max_size=5000))
+def test_forbidden_bytes_give_the_text_checks_answers(html: str) -> None:
+    forbidden = page._forbidden_bytes(html.encode())
+    assert forbidden == "".join(c for c in html if c in page._XML_ILLEGAL_CHARS[:-2]).encode()
+    assert page._has_illegal_chars(html, forbidden) is page._has_illegal_chars(html, None)
+    assert page._looks_binary(html, forbidden) is page._looks_binary(html)
 
 
 def test_overlong_tags_are_found_anywhere_in_a_long_page() -> None:

@@ -11,7 +11,6 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-import numpy as np
 from lxml import etree
 
 from newsextract.exceptions import NotHTMLError
@@ -112,9 +111,10 @@ def parse_html(
         html, encoding = body, "unicode"
     if len(html) > max_chars:
         html, source = html[:max_chars], None
-    if _looks_binary(html):
+    forbidden = _forbidden_bytes(source) if source is not None else None
+    if _looks_binary(html, forbidden):
         raise NotHTMLError("body is binary, not text")
-    if _has_illegal_chars(html, source):
+    if _has_illegal_chars(html, forbidden):
         html, source = _XML_ILLEGAL.sub(" ", html), None
     if len(html) > MAX_TAG_CHARS_DEFAULT:
         shortened = drop_overlong_attributes(html)
@@ -123,27 +123,32 @@ def parse_html(
     return ParsedHTML(html, encoding, _parse(html, source))
 
 
-_ILLEGAL_BYTE = np.zeros(256, dtype=bool)
-_ILLEGAL_BYTE[[ord(char) for char in _XML_ILLEGAL_CHARS if char < " "]] = True
+#: Every byte but the control characters XML forbids: deleting them from a UTF-8 page leaves
+#: those characters alone (in UTF-8 a byte under 0x20 is always that control character).
+_ALLOWED_BYTES = bytes(sorted(set(range(256)) - {ord(c) for c in _XML_ILLEGAL_CHARS if c < " "}))
 
 
-def _has_illegal_chars(html: str, source: bytes | None) -> bool:
-    """Whether the text holds characters XML forbids (``source``: its UTF-8 bytes, if known).
+def _forbidden_bytes(source: bytes) -> bytes:
+    """The control characters XML forbids in a UTF-8 page, in one C pass; usually none."""
+    return source.translate(None, _ALLOWED_BYTES)
 
-    In UTF-8 a byte under 0x20 is always that control character, so numpy picks those bytes
-    out (line breaks and tabs, mostly) and looks them up; one scan of the str per forbidden
-    character costs several times more, most on pages with characters past Latin-1.
-    """
-    if source is None:
+
+def _has_illegal_chars(html: str, forbidden: bytes | None) -> bool:
+    """Whether the text holds characters XML forbids (``forbidden``: its forbidden control
+    characters, when the text came from UTF-8 bytes)."""
+    if forbidden is None:
         return any(char in html for char in _XML_ILLEGAL_CHARS)  # str.__contains__: fast
-    codes = np.frombuffer(source, dtype=np.uint8)
-    if bool(_ILLEGAL_BYTE[codes[codes < 0x20]].any()):
-        return True
-    return "\ufffe" in html or "\uffff" in html
+    return bool(forbidden) or "\ufffe" in html or "\uffff" in html
 
 
-def _looks_binary(html: str) -> bool:
+def _looks_binary(html: str, forbidden: bytes | None = None) -> bool:
+    """Whether the page's start is mostly replacement and control characters.
+
+    Text from UTF-8 bytes has no replacement character and, in all, no more control
+    characters than ``forbidden`` holds: a page with few of them needs no count."""
     sample = html[:4096]
+    if forbidden is not None and len(forbidden) <= 0.1 * len(sample):
+        return False
     if not sample.strip():
         return False
     odd = sample.count("\ufffd") + len(_BINARY_CONTROL.findall(sample))
@@ -154,7 +159,6 @@ def _looks_binary(html: str) -> bool:
 #: attribute against all earlier ones (100,000 attributes take half a minute) and stops
 #: at attribute values over 10 MB, losing the rest of the page. Real tags are under 5 kB.
 MAX_TAG_CHARS_DEFAULT = 20_000
-_LONG_TAG = re.compile(rf"<[A-Za-z][^<>]{{{MAX_TAG_CHARS_DEFAULT}}}")
 _OVERLONG_TAG = re.compile(rf"<([A-Za-z][^\s/<>]*)[^<>]{{{MAX_TAG_CHARS_DEFAULT},}}")
 
 
@@ -164,27 +168,38 @@ def drop_overlong_attributes(html: str) -> str:
     >>> drop_overlong_attributes("<p " + "a=1 " * 6000 + ">x</p>")
     '<p>x</p>'
     """
-    if not _has_bracket_free_run(html, MAX_TAG_CHARS_DEFAULT) or _LONG_TAG.search(html) is None:
+    if not has_long_tag(html, MAX_TAG_CHARS_DEFAULT):
         return html
     return _OVERLONG_TAG.sub(r"<\1", html)
 
 
-def _has_bracket_free_run(html: str, length: int) -> bool:
-    """Whether ``html`` may hold ``length`` characters in a row without "<" or ">".
+def has_long_tag(html: str, length: int) -> bool:
+    """Whether a start tag's name starts a run of more than ``length`` characters without
+    "<" or ">" (what ``<[A-Za-z][^<>]{length}`` finds), without a regex over the page.
 
-    Such a run holds a whole aligned stretch of ``length // 2`` characters, so looking for
-    a bracket in each stretch (str.find stops at the first, usually within a line) rules
-    out a long tag on nearly every page at once; only the others need the regex, which
-    visits every character.
+    Such a run holds a whole aligned stretch of ``length // 2`` characters, so looking for a
+    bracket in each stretch (str.find stops at the first, usually within a line) rules out a
+    long tag on nearly every page at once. Around a stretch without one, the run is measured
+    from the bracket before it to the one after it.
 
-    >>> _has_bracket_free_run("<p>" + "x" * 50 + "</p>", 40), _has_bracket_free_run("<p>x</p>", 4)
+    >>> has_long_tag("<p " + "x" * 50 + ">", 40), has_long_tag("<p>" + "x" * 50 + "</p>", 40)
     (True, False)
     """
     step = max(length // 2, 1)
-    find = html.find
-    for start in range(0, len(html) - step + 1, step):
-        if find("<", start, start + step) < 0 and find(">", start, start + step) < 0:
-            return True
+    find, rfind = html.find, html.rfind
+    start = 0
+    while start + step <= len(html):
+        if find("<", start, start + step) >= 0 or find(">", start, start + step) >= 0:
+            start += step
+            continue
+        opened = max(rfind("<", 0, start), rfind(">", 0, start))
+        after = [i for i in (find("<", start + step), find(">", start + step)) if i >= 0]
+        closed = min(after, default=len(html))
+        name = html[opened + 1 : opened + 2]
+        if opened >= 0 and html[opened] == "<" and name.isascii() and name.isalpha():
+            if closed - opened - 2 >= length:
+                return True
+        start = (closed // step + 1) * step  # the stretch holding ``closed`` has a bracket
     return False
 
 
