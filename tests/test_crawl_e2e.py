@@ -226,9 +226,27 @@ def test_killed_crawl_resumes_without_loss_or_duplicates(
                               data_dir=tmp_path / "data")  # fmt: skip
     assert second.returncode == 0, _explain(second)
     urls = [str(r["url"]) for r in before] + second.record_urls()
-    assert [url for url, n in Counter(urls).items() if n > 1] == []
+    twice = [url for url, n in Counter(urls).items() if n > 1]
+    assert twice == [], _resume_story(twice, before, tmp_path / "first", second)
     lost = set(mirror_site.article_by_url()) - set(urls)
-    assert lost == set(), f"{len(before)} records before the kill, {len(second.records)} after"
+    assert lost == set(), _resume_story(sorted(lost), before, tmp_path / "first", second)
+
+
+def _resume_story(
+    urls: list[str], before: list[dict[str, Any]], first: Path, second: CrawlResult
+) -> str:
+    """What each run did with each URL, for a failure of the kill-and-resume test."""
+    exported = {str(record["url"]) for record in before}
+    failures = read_jsonl(first / "failures.jsonl") + second.failures
+    lines = [f"{len(before)} records before the kill, {len(second.records)} after"]
+    for url in urls:
+        path = "/" + url.split("/", 3)[-1]
+        reasons = [f"{f.get('stage')}: {f.get('reason')}" for f in failures if f.get("url") == url]
+        lines.append(
+            f"{url}: exported by the first run {url in exported}, fetched by the second "
+            f"{second.gets(path)}x, failure records {reasons}"
+        )
+    return "\n".join(lines) + "\n" + _explain(second)
 
 
 # --- sitemaps and feeds ----------------------------------------------------------------

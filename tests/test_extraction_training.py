@@ -54,15 +54,16 @@ def _article(paragraphs: int) -> str:
     )
 
 
-def _tiny_set(folder: Path, sites: int) -> None:
+def _tiny_set(folder: Path, sites: int, pages_a_site: int = 2) -> None:
     (folder / "html").mkdir(parents=True)
     (folder / "text").mkdir()
     lines = []
-    for i in range(sites * 2):
+    for i in range(sites * pages_a_site):
         (folder / "html" / f"{i}.html").write_text(_article(2 + i % 3), encoding="utf-8")
         gold = "\n".join(f"{PARAGRAPH} Paragraph {k}." for k in range(2 + i % 3))
         (folder / "text" / f"{i}.txt").write_text(gold, encoding="utf-8")
-        record = {"id": str(i), "url": None, "domain": f"site{i // 2}.example", "lang": "en"}
+        domain = f"site{i // pages_a_site}.example"
+        record = {"id": str(i), "url": None, "domain": domain, "lang": "en"}
         lines.append(json.dumps(record | {"html": f"html/{i}.html", "text": f"text/{i}.txt"}))
     (folder / "manifest.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
 
@@ -83,3 +84,18 @@ def test_train_folds_prints_every_set_and_writes_no_model(
     assert " in-sample F1 " in printed
     assert not out.exists()
     assert main([*argv, "--folds", "1"]) == 2
+
+
+def test_train_folds_site_mode_reads_each_site_with_the_model_that_never_saw_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr(training, "LAYOUT_TREES", BoostingConfig(trees=8, depth=3, seed=1))
+    monkeypatch.setattr(training, "CONTEXT_TREES", BoostingConfig(trees=5, depth=2, seed=2))
+    _tiny_set(tmp_path / "data" / "dragnet", 2, pages_a_site=5)  # two sites of 5+ pages
+    _tiny_set(tmp_path / "data" / "first", 3)  # no site-mode row in the table
+    argv = ["train", "--data", str(tmp_path / "data"), "--sets", "dragnet,first"]
+    assert main([*argv, "--folds", "2", "--cross-fit", "1", "--site-mode"]) == 0
+    printed = capsys.readouterr().out
+    assert "dragnet: site mode on unseen sites, pages 10 F1 " in printed
+    assert "single mode on them " in printed
+    assert "first: site mode" not in printed

@@ -62,6 +62,7 @@ def make_spider(
     crawler = get_crawler(cls, settings)
     spider = cls.from_crawler(crawler, **kwargs)
     crawler.spider = spider
+    crawler.signals.send_catch_log(signals.spider_opened, spider=spider)  # as the engine does
     return spider
 
 
@@ -347,6 +348,32 @@ def test_requests_serialise_for_jobdir(tmp_path: Path, kind: str) -> None:
         request.callback,
         request.errback,
     )
+
+
+def test_an_exported_article_keeps_its_request_open_until_the_feed_has_written_it(
+    tmp_path: Path,
+) -> None:
+    crawler = get_crawler(SiteSpider, {"NEWSEXTRACT_DATA_DIR": str(tmp_path / "data")})
+    spider = SiteSpider.from_crawler(crawler, start_url=f"{ROOT}/index.html", allow=ALLOW)
+    crawler.spider = spider
+    open_when_written: list[bool] = []
+
+    class Feed:  # an extension: Scrapy makes it after the spider, before opening the spider
+        def item_scraped(self, item: Any, **kwargs: Any) -> None:
+            assert spider.ledger.store is not None
+            pending = spider.ledger.store.pending(spider.ledger.crawl)
+            open_when_written.append(item.url in {p.url for p in pending})
+
+    feed = Feed()
+    crawler.signals.connect(feed.item_scraped, signal=signals.item_scraped)
+    crawler.signals.send_catch_log(signals.spider_opened, spider=spider)
+    (start,) = start_requests(spider)
+    article = requests_of(call(start, respond(start, LISTING)))[0]
+    (item,) = call(article, respond(article, ARTICLE))
+    crawler.signals.send_catch_log(signals.item_scraped, item=item, spider=spider)
+    assert open_when_written == [True]  # a kill while the feed writes loses nothing
+    assert spider.ledger.store is not None
+    assert item.url not in {p.url for p in spider.ledger.store.pending(spider.ledger.crawl)}
 
 
 def test_an_interrupted_crawl_gets_its_open_requests_back(tmp_path: Path) -> None:

@@ -353,3 +353,41 @@ def test_site_mode_trusts_the_template_only_where_it_agrees_with_single(tmp_path
     outcomes, stats = extract_site_mode(entries, config=doubting)
     assert all(o.method.startswith("single") for o in outcomes)
     assert len(stats.application_seconds) == 3  # the rules were still applied and timed
+
+
+def test_site_mode_reads_pages_with_the_single_page_answer_it_is_given(tmp_path: Path) -> None:
+    from dataclasses import replace
+
+    from newsextract.extraction.combiner import CombinerConfig
+    from newsextract.templates.config import DEFAULT
+    from newsextract.templates.sitemode import extract_site_mode
+
+    entries = list(read_manifest(write_manifest(tmp_path / "data", old_design, 3)))
+    doubting = replace(DEFAULT, min_agreement=1.01)  # the single-page answers stand
+    outcomes, _ = extract_site_mode(entries, config=doubting)
+    assert all(o.body for o in outcomes)
+    keeps_nothing = replace(doubting, single_page=CombinerConfig(threshold=2.0))
+    outcomes, _ = extract_site_mode(entries, config=keeps_nothing)
+    assert not any(o.body for o in outcomes)
+
+
+def test_held_out_site_mode_measures_the_groups_of_the_site_group_table() -> None:
+    from newsextract.evaluation.dataset import ManifestEntry
+    from newsextract.templates.heldout import site_mode_entries
+
+    def entry(set_name: str, number: int, **fields: str) -> tuple[tuple[str, str], ManifestEntry]:
+        page_id = f"{set_name}-{number}"
+        path = Path(page_id)
+        return (set_name, page_id), ManifestEntry(page_id, None, path, path, "en", dict(fields))
+
+    entries = dict(
+        [entry("dragnet", n, domain="big.example") for n in range(5)]
+        + [entry("dragnet", 9, domain="small.example")]
+        + [entry("msv_big9_dev", n, site="cnn.com") for n in range(2)]
+        + [entry("msv_big9_dev", 5, site="alone.example")]
+        + [entry("cleaneval", n, domain="big.example") for n in range(5)]
+    )
+    measured = site_mode_entries(entries)
+    assert sorted(measured) == ["dragnet", "msv_big9_dev"]  # cleaneval has no site-mode row
+    assert [e.id for e in measured["dragnet"]] == [f"dragnet-{n}" for n in range(5)]
+    assert [e.id for e in measured["msv_big9_dev"]] == ["msv_big9_dev-0", "msv_big9_dev-1"]

@@ -89,7 +89,7 @@ class ScoredArticle:
 def scored_article(page: Page, config: CombinerConfig = DEFAULT) -> ScoredArticle:
     """:func:`extract_article` with the block scores it kept blocks by."""
     evidence = block_evidence(page, config.model)
-    threshold = config.threshold if config.threshold is not None else _model_threshold(config)
+    threshold = keep_threshold(config)
     reference = article_body_tokens(page, config)  # read once: both stages below use it
     scores = combined_scores(page, evidence, config, threshold, reference)
     kept = keep_blocks(page, scores, threshold, config)
@@ -111,7 +111,10 @@ def scored_article(page: Page, config: CombinerConfig = DEFAULT) -> ScoredArticl
     return ScoredArticle(article, scores)
 
 
-def _model_threshold(config: CombinerConfig) -> float:
+def keep_threshold(config: CombinerConfig) -> float:
+    """The score at which the single-page answer keeps a block."""
+    if config.threshold is not None:
+        return config.threshold
     from newsextract.extraction.classifier import default_model
 
     return (config.model or default_model()).threshold

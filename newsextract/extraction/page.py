@@ -196,9 +196,9 @@ def has_long_tag(html: str, length: int) -> bool:
         after = [i for i in (find("<", start + step), find(">", start + step)) if i >= 0]
         closed = min(after, default=len(html))
         name = html[opened + 1 : opened + 2]
-        if opened >= 0 and html[opened] == "<" and name.isascii() and name.isalpha():
-            if closed - opened - 2 >= length:
-                return True
+        tag = opened >= 0 and html[opened] == "<" and name.isascii() and name.isalpha()
+        if tag and closed - opened - 2 >= length:
+            return True
         start = (closed // step + 1) * step  # the stretch holding ``closed`` has a bracket
     return False
 

@@ -10,6 +10,7 @@ stage's posteriors. Seeds are fixed, so the same data gives the same JSON model.
     newsextract train --holdout             # leave-one-set-out F1 of each set; writes no model
     newsextract train --holdout dragnet,cleaneval --cross-fit 1   # the quick comparison
     newsextract train --folds 3             # K folds by site within every set; writes no model
+    newsextract train --folds 3 --site-mode # and site mode on the same unseen sites
 """
 
 from __future__ import annotations
@@ -496,6 +497,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="print K-fold F1 of every set (folds grouped by site, each fold's model trained "
         "on all other folds) beside the shipped model's in-sample F1 instead of writing a model",
     )
+    parser.add_argument(
+        "--site-mode",
+        action="store_true",
+        help="with --folds: also site mode, each page read with its fold's model, on the sets "
+        "of the site-group table (msv_big9_dev, cleanportaleval, dragnet's sites with 5+ pages)",
+    )
 
 
 def _run_folds(args: argparse.Namespace, data: Path, samples: list[PageSample]) -> int:
@@ -505,7 +512,13 @@ def _run_folds(args: argparse.Namespace, data: Path, samples: list[PageSample]) 
         print("--folds needs at least 2 folds", file=sys.stderr)
         return 2
     config = KFoldConfig(
-        data, args.folds, args.combination, args.layout_weight, args.threshold, args.cross_fit
+        data,
+        args.folds,
+        args.combination,
+        args.layout_weight,
+        args.threshold,
+        args.cross_fit,
+        args.site_mode,
     )
     kfold_scores(samples, config)
     return 0

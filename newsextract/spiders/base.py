@@ -115,7 +115,7 @@ class NewsSpider(DocumentCallbacks, scrapy.Spider):
         spider.jobdir = crawler.settings.get("JOBDIR") or ""
         connect = crawler.signals.connect
         connect(spider.close_ledger, signal=signals.spider_closed)
-        connect(spider.item_done, signal=signals.item_scraped)
+        connect(spider.follow_exports, signal=signals.spider_opened)
         connect(spider.item_done, signal=signals.item_dropped)
         connect(spider.item_done, signal=signals.item_error)
         connect(spider.request_dropped, signal=signals.request_dropped)
@@ -134,6 +134,14 @@ class NewsSpider(DocumentCallbacks, scrapy.Spider):
             self.ledger.paused()
         if self.ledger.store is not None:
             self.ledger.store.close()
+
+    def follow_exports(self) -> None:
+        """Close an exported article's request after the feed and the harvest stage have
+        recorded it: receivers of a signal run in the order they connected, and the spider,
+        made before the extensions and the pipelines, would otherwise connect first. A kill
+        between the two then leaves the request open and harvested, which a re-run skips."""
+        assert self.crawler is not None
+        self.crawler.signals.connect(self.item_done, signal=signals.item_scraped)
 
     def item_done(self, item: Any, **kwargs: Any) -> None:
         """An article exported or dropped: its request is no longer open."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from newsextract.extraction.combiner import CombinerConfig
 from newsextract.templates.combine import MIN_AGREEMENT_DEFAULT
 from newsextract.templates.compile import CompileConfig
 from newsextract.templates.consistency import ConsistencyConfig
@@ -40,6 +41,8 @@ class TemplateConfig:
     compile: CompileConfig = field(default_factory=CompileConfig)
     consistency: ConsistencyConfig = field(default_factory=ConsistencyConfig)
     validate: ValidateConfig = field(default_factory=ValidateConfig)
+    # the single-page answer's settings and model (a held-out model, when measuring)
+    single_page: CombinerConfig = field(default_factory=CombinerConfig)
 
 
 DEFAULT = TemplateConfig()

@@ -23,8 +23,6 @@ from dataclasses import dataclass
 
 from lxml import etree
 
-from newsextract.extraction.classifier import default_model
-from newsextract.extraction.combiner import DEFAULT as COMBINER
 from newsextract.extraction.page import Page
 
 #: Weight of a block's own single-page score against the mean at its place on the other pages.
@@ -50,11 +48,6 @@ class PageVerdict:
     page: Page
     kept: tuple[int, ...]
     scores: tuple[float, ...]  # one per block of the page
-
-
-def single_threshold() -> float:
-    """The score at which the single-page answer keeps a block."""
-    return COMBINER.threshold if COMBINER.threshold is not None else default_model().threshold
 
 
 def block_places(page: Page) -> tuple[str, ...]:

@@ -51,7 +51,7 @@ def _not_content(
     rejected = set(template)
     if config.single_page_veto:
         try:
-            kept = set(extract_article(page).kept_blocks)
+            kept = set(extract_article(page, config.single_page).kept_blocks)
         except NewsExtractError as error:  # no veto on this page: the template alone decides
             logger.warning("single-page answer unavailable for %s: %s", page.url, error)
             kept = {b.index for b in page.blocks}

@@ -21,7 +21,7 @@ from pathlib import Path
 from newsextract.evaluation.dataset import ManifestEntry
 from newsextract.evaluation.outcome import PageOutcome
 from newsextract.exceptions import NewsExtractError
-from newsextract.extraction.combiner import scored_article
+from newsextract.extraction.combiner import keep_threshold, scored_article
 from newsextract.extraction.page import Page, parse_page
 from newsextract.extraction.result import Article
 from newsextract.templates.alignment import reduction_ratio
@@ -30,7 +30,6 @@ from newsextract.templates.config import DEFAULT, TemplateConfig
 from newsextract.templates.consistency import (
     PageVerdict,
     consistent_kept,
-    single_threshold,
 )
 from newsextract.templates.frequency import find_template_blocks
 from newsextract.templates.rules import apply_version, find_region
@@ -159,7 +158,7 @@ def _group_outcomes(
     """``learn``: the group's pages may inform one another (site consistency, method A's
     template); without it each page gets its rules and its own single-page answer only."""
     with_scores = learn and config.combine_single and config.site_consistency
-    answers = [_answers(item, templates, config.combine_single, with_scores) for item in parsed]
+    answers = [_answers(item, templates, config, with_scores) for item in parsed]
     for answer in answers:
         if answer.rules is not None:
             figures.application.append(answer.rules_seconds)
@@ -177,9 +176,9 @@ def _group_outcomes(
 
 
 def _answers(
-    item: _Parsed, templates: SiteTemplates | None, with_single: bool, with_scores: bool
+    item: _Parsed, templates: SiteTemplates | None, config: TemplateConfig, with_scores: bool
 ) -> _Answers:
-    answer = _Answers(item)
+    answer, with_single = _Answers(item), config.combine_single
     if item.page is None:
         return answer
     start = time.perf_counter()
@@ -190,7 +189,7 @@ def _answers(
     if answer.rules is None or with_single:
         start = time.perf_counter()
         try:
-            scored = scored_article(item.page)
+            scored = scored_article(item.page, config.single_page)
             answer.single = scored.article
             answer.scores = tuple(map(float, scored.scores)) if with_scores else ()
         except NewsExtractError as error:
@@ -217,7 +216,8 @@ def _check_against_site(answers: Sequence[_Answers], config: TemplateConfig) -> 
         for answer in answers
         if answer.item.page is not None and answer.single is not None
     ]
-    kept = consistent_kept([v for _, v in checked], single_threshold(), config.consistency)
+    threshold = keep_threshold(config.single_page)
+    kept = consistent_kept([v for _, v in checked], threshold, config.consistency)
     for (answer, verdict), blocks in zip(checked, kept, strict=True):
         if answer.single is not None:
             answer.single = narrowed(verdict.page, answer.single, blocks)
