@@ -64,7 +64,8 @@ def kfold_scores(
     samples: Sequence[PageSample], config: KFoldConfig
 ) -> dict[str, dict[str, float | int]]:
     """Per set: ``<set>+kfold`` (combined answer), ``<set>+kfold-E`` (method E alone) and
-    ``<set>+in-sample`` (the shipped model's combined answer on the same pages)."""
+    ``<set>+in-sample`` (the shipped model's combined answer on the same pages); with
+    ``site_mode``, ``<set>+kfold-site`` and ``<set>+kfold-single`` for the site-mode sets."""
     folds = site_folds(samples, config.folds)
     entries = _entries(config.data, samples)
     shipped = CombinerConfig(model=default_model())
