@@ -446,6 +446,16 @@ def _hides(name: str, value: str) -> bool:
     return _HIDDEN_STYLE.search(value) is not None
 
 
+def is_inside(element: etree._Element, ancestor: etree._Element) -> bool:
+    """Whether ``element`` is ``ancestor`` or lies in its subtree."""
+    current: etree._Element | None = element
+    while current is not None:
+        if current is ancestor:
+            return True
+        current = current.getparent()
+    return False
+
+
 def drop_element(element: etree._Element) -> None:
     """Remove an element and its subtree but keep its tail text in the document."""
     parent = element.getparent()

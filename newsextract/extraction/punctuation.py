@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from lxml import etree
 
 from newsextract.extraction.blocks import Block
-from newsextract.extraction.page import Page
+from newsextract.extraction.page import Page, is_inside
 from newsextract.extraction.result import MethodResult
 
 METHOD_NAME = "punctuation"
@@ -169,16 +169,7 @@ def _position_check(nodes: Sequence[_Node], main: _Node) -> list[_Node]:
     scope = main.element.getparent()
     if scope is None:
         return [main]
-    return [node for node in nodes if _is_inside(node.element, scope)]
-
-
-def _is_inside(element: etree._Element, ancestor: etree._Element) -> bool:
-    current: etree._Element | None = element
-    while current is not None:
-        if current is ancestor:
-            return True
-        current = current.getparent()
-    return False
+    return [node for node in nodes if is_inside(node.element, scope)]
 
 
 def _normalised(scores: Sequence[float]) -> tuple[float, ...]:

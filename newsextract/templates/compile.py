@@ -16,6 +16,7 @@ from dataclasses import dataclass, replace
 
 from lxml import etree
 
+from newsextract.extraction.page import is_inside
 from newsextract.templates.evidence import PageEvidence
 from newsextract.templates.noise import NOISE_PATTERN, NOISE_TAGS_DEFAULT
 from newsextract.templates.rules import (
@@ -233,7 +234,7 @@ def headline_rules(
         if best is None or (len(best[1]) < 2 <= len(pages)):
             break
         outside = sum(
-            1 for n in best[1] if regions[n] is not None and not _contains(regions[n], targets[n])
+            1 for n in best[1] if regions[n] is not None and not is_inside(targets[n], regions[n])
         )
         rules.append(FieldRule("headline", *best[2], in_body=outside * 2 >= len(best[1])))
         remaining = [n for n in remaining if n not in best[1]]
@@ -255,10 +256,6 @@ def _headline_hits(
         elif element:
             harmed += 1
     return hits, harmed
-
-
-def _contains(ancestor: etree._Element, element: etree._Element) -> bool:
-    return any(el is ancestor for el in element.iterancestors()) or element is ancestor
 
 
 def _headline_element(evidence: PageEvidence) -> etree._Element | None:

@@ -33,6 +33,7 @@ from newsextract.extraction.page import (
     StructuredData,
     clean_tree,
     drop_element,
+    is_inside,
     is_noise_element,
     parse_html,
     read_structured_data,
@@ -111,7 +112,7 @@ def apply_light(version: RuleVersion, page: LightPage) -> LightApplied | None:
         meta = page.structured.meta
         found = read_fields(version.fields, page.root, meta, region, pivots, lookup.field)
         if found.head is not None:
-            if _inside(region, found.head):
+            if is_inside(region, found.head):
                 return None  # the headline's blocks would hold the whole region
             head = [block.text for block in subtree_blocks(found.head)]
             texts = head + texts if _precedes(found.head, region) else texts + head
@@ -237,10 +238,6 @@ def _inside_link(element: etree._Element) -> bool:
     """Whether the element is a link or inside one (the full page counts its text as link
     text; cut into blocks alone, it would not)."""
     return element.tag == "a" or any(a.tag == "a" for a in element.iterancestors())
-
-
-def _inside(element: etree._Element, ancestor: etree._Element) -> bool:
-    return element is ancestor or any(a is ancestor for a in element.iterancestors())
 
 
 def _precedes(first: etree._Element, second: etree._Element) -> bool:

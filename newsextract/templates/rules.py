@@ -24,7 +24,7 @@ from functools import lru_cache
 from lxml import etree
 
 from newsextract.extraction.blocks import Block, normalise_text
-from newsextract.extraction.page import Page, StructuredData
+from newsextract.extraction.page import Page, StructuredData, is_inside
 from newsextract.extraction.result import Article
 from newsextract.templates.noise import MAX_NAMED_SHARE_DEFAULT, is_named_noise
 
@@ -468,7 +468,7 @@ def read_fields(
             continue
         element = elements[0]
         values[rule.name] = normalise_text(" ".join(element.itertext()))
-        if rule.in_body and not _inside(element, region):
+        if rule.in_body and not is_inside(element, region):
             head = element
     return Fields(values, head)
 
@@ -480,14 +480,6 @@ def _field_elements(
     if not found:
         return []
     return descend(found[0], rule.path)
-
-
-def _inside(element: etree._Element, ancestor: etree._Element) -> bool:
-    while element is not None:
-        if element is ancestor:
-            return True
-        element = element.getparent()
-    return False
 
 
 #: Confidence of a validated rule answer learned from many pages; fewer pages give less.
