@@ -13,7 +13,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "extract": ("newsextract.evaluation.extract_command", "extract one page's article"),
     "batch": ("newsextract.evaluation.batch_command", "extract every page of a manifest"),
     "eval": ("newsextract.evaluation.eval_command", "score extraction against gold text"),
-    "train": ("newsextract.extraction.training", "train the block classifier (method E)"),
+    "train": ("newsextract.training.command", "train the block classifier (method E)"),
     "induce": ("newsextract.templates.induce_command", "learn extraction rules from pages"),
     "apply": ("newsextract.templates.apply_command", "apply saved rules to a page"),
     "demo": ("newsextract.demo", "crawl a bundled site served on 127.0.0.1, offline"),

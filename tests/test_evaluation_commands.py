@@ -227,3 +227,77 @@ def test_extract_end_to_end_with_the_combiner(
     out = capsys.readouterr().out
     assert "The council approved the budget" in out
     assert "Home" not in out.split("\n")
+
+
+HEADLINED = (
+    "<html><head><title>Budget passes | Gazette</title></head><body>"
+    "<ul><li><a href='/'>Home</a></li><li><a href='/news'>News</a></li></ul>"
+    "<div><h1>Budget passes</h1>"
+    "<p>The council approved the budget on Monday, after a long debate that ran late.</p>"
+    "<p>Schools, roads and parks get more money next year; taxes stay the same.</p></div>"
+    "</body></html>"
+)
+HEADLINED_GOLD = (
+    "Budget passes\n"
+    "The council approved the budget on Monday, after a long debate that ran late.\n"
+    "Schools, roads and parks get more money next year; taxes stay the same.\n"
+)
+
+
+def _headlined_set(folder: Path, snippets: bool = False) -> Path:
+    (folder / "html").mkdir(parents=True)
+    (folder / "text").mkdir()
+    (folder / "html" / "a.html").write_text(HEADLINED, encoding="utf-8")
+    (folder / "text" / "a.txt").write_text(HEADLINED_GOLD, encoding="utf-8")
+    record: dict[str, Any] = {
+        "id": "a",
+        "url": "http://example.org/a",
+        "lang": "en",
+        "html": "html/a.html",
+        "text": "text/a.txt",
+    }
+    if snippets:
+        record |= {
+            "gt_kind": "snippets_with",
+            "gt_with": ["approved the budget on Monday", "taxes stay the same"],
+            "gt_without": ["Home", "Gazette"],
+        }
+    (folder / "manifest.jsonl").write_text(json.dumps(record) + "\n", encoding="utf-8")
+    return folder / "manifest.jsonl"
+
+
+def test_batch_leaves_the_headline_out_unless_asked(tmp_path: Path) -> None:
+    manifest = _headlined_set(tmp_path / "data")
+    assert main(["batch", str(manifest), "--out", str(tmp_path / "plain"), "--quiet"]) == 0
+    assert main(["batch", str(manifest), "--out", str(tmp_path / "h"), "--with-headline"]) == 0
+    plain = (tmp_path / "plain" / "a.txt").read_text(encoding="utf-8")
+    headed = (tmp_path / "h" / "a.txt").read_text(encoding="utf-8")
+    assert plain == HEADLINED_GOLD.split("\n", 1)[1]
+    assert headed == HEADLINED_GOLD
+
+
+def _f1(capsys: pytest.CaptureFixture[str], *argv: str) -> float:
+    assert main(["eval", *argv, "--methods", "combined", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    return float(report["methods"][0]["f1"])
+
+
+def test_eval_scores_the_headline_as_the_set_writes_its_gold(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # a set named like one whose gold opens with the headline gets it before the body
+    manifest = _headlined_set(tmp_path / "dragnet")
+    assert _f1(capsys, str(manifest)) == 1.0
+    assert _f1(capsys, str(manifest), "--headline", "none") < 1.0
+    other = _headlined_set(tmp_path / "other")
+    assert _f1(capsys, str(other)) < 1.0
+    assert _f1(capsys, str(other), "--headline", "first") == 1.0
+
+
+def test_eval_scores_snippet_gold_by_the_snippets_found(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    manifest = _headlined_set(tmp_path / "snippets", snippets=True)
+    assert main(["eval", str(manifest), "--methods", "combined", "--json"]) == 0
+    row = json.loads(capsys.readouterr().out)["methods"][0]
+    assert (row["f1"], row["precision"], row["recall"]) == (1.0, 1.0, 1.0)

@@ -1,24 +1,23 @@
-"""Method E: features, the boosted trees, the language model, training labels, the shipped model."""
+"""Method E: features, the boosted trees, the language model, the shipped model."""
 
 from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
 
 import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from newsextract.cli import main
-from newsextract.extraction import classifier, features, training
+from newsextract.extraction import classifier, features
 from newsextract.extraction.boosting import BoostingConfig, TreeEnsemble, fit_trees
 from newsextract.extraction.classifier import (
     ClassifierModel,
     classify_blocks,
     combine_posteriors,
     default_model,
+    first_stage_feature_names,
     title_blocks,
 )
 from newsextract.extraction.context import context_feature_names, context_features
@@ -30,7 +29,6 @@ from newsextract.extraction.features import (
     window_sum,
 )
 from newsextract.extraction.page import parse_page
-from newsextract.extraction.training import CONTENT_LABEL_DEFAULT, label_blocks
 
 PARAGRAPH = (
     "The council voted on Tuesday to extend the night bus service through the winter, "
@@ -230,35 +228,6 @@ def test_combination_modes_of_the_paper() -> None:
     assert np.allclose(combine_posteriors(layout, language, "max", 0.7, 0.49), layout)
 
 
-def test_labels_are_the_share_of_shingles_in_the_gold_text() -> None:
-    gold = "one two three four five six short line seven eight nine ten"
-    labels = label_blocks(
-        [
-            "one two three four five six",
-            "short line",
-            "seven eight nine ten",
-            "one two three four eleven twelve",
-            "!!",
-        ],
-        gold,
-        "en",
-    )
-    assert list(labels) == [1.0, 1.0, 1.0, pytest.approx(1 / 3), 0.0]
-
-
-def test_short_blocks_are_judged_with_their_neighbours() -> None:
-    gold = "Mon is the day the story begins and it goes on"
-    labels = label_blocks(["M", "T", "W", "the story begins and it goes on"], gold, "en")
-    assert list(labels) == [0.0, 0.0, 0.0, 1.0]
-    assert list(label_blocks(["Title only"], "Title only", "en")) == [1.0]
-
-
-def test_labels_of_cjk_pages_count_characters() -> None:
-    labels = label_blocks(["東京都は晴れ", "大阪は雨"], "東京都は晴れです", "ja")
-    assert labels[0] == 1.0 and labels[1] == 0.0
-    assert CONTENT_LABEL_DEFAULT == 0.5
-
-
 def test_title_blocks() -> None:
     page = parse_page(_article())
     flags = title_blocks(page)
@@ -268,8 +237,9 @@ def test_title_blocks() -> None:
 
 def test_shipped_model_loads_and_is_small() -> None:
     model = default_model()
-    assert model.feature_names == feature_names()
-    assert model.combination in ("weighted", "max")
+    assert model.feature_names == first_stage_feature_names()
+    assert model.feature_names[: len(feature_names())] == feature_names()
+    assert model.combination in ("add", "weighted", "max")
     assert 0.0 < model.threshold < 1.0
     assert len(json.dumps(model.to_json())) < 2_000_000
     assert default_model() is model  # loaded once
@@ -297,58 +267,6 @@ def test_classifier_keeps_nothing_of_a_link_list() -> None:
     links = "".join(f'<li><a href="/a/{i}">Headline number {i} here</a></li>' for i in range(40))
     page = parse_page(f"<html><body>{NAV}<ul>{links}</ul>{FOOTER}</body></html>")
     assert classify_blocks(page).kept == ()
-
-
-def _tiny_set(folder: Path) -> None:
-    (folder / "html").mkdir(parents=True)
-    (folder / "text").mkdir()
-    lines = []
-    for i in range(4):
-        (folder / "html" / f"{i}.html").write_text(_article(2 + i), encoding="utf-8")
-        gold = "\n".join(f"{PARAGRAPH} Paragraph {k}." for k in range(2 + i))
-        (folder / "text" / f"{i}.txt").write_text(gold, encoding="utf-8")
-        record = {"id": str(i), "url": None, "domain": f"site{i}.example", "lang": "en"}
-        lines.append(json.dumps(record | {"html": f"html/{i}.html", "text": f"text/{i}.txt"}))
-    (folder / "manifest.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
-
-
-def test_train_command_is_reproducible(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    # small trees: the fixed cost of 200 deep trees is not what this test is about
-    monkeypatch.setattr(training, "LAYOUT_TREES", BoostingConfig(trees=8, depth=3, seed=1))
-    monkeypatch.setattr(training, "CONTEXT_TREES", BoostingConfig(trees=5, depth=2, seed=2))
-    _tiny_set(tmp_path / "data" / "tiny")
-    outputs = [tmp_path / "a.json", tmp_path / "b.json"]
-    for out in outputs:
-        argv = ["train", "--data", str(tmp_path / "data"), "--sets", "tiny", "--out", str(out)]
-        assert main(argv) == 0
-    assert outputs[0].read_bytes() == outputs[1].read_bytes()
-    model = ClassifierModel.from_json(json.loads(outputs[0].read_text()))
-    assert model.feature_names == feature_names()
-
-
-def test_train_command_refuses_missing_sets(tmp_path: Path) -> None:
-    assert main(["train", "--data", str(tmp_path), "--sets", "nothing"]) == 2
-
-
-def test_train_holdout_scores_each_set_and_writes_no_model(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
-    monkeypatch.setattr(training, "LAYOUT_TREES", BoostingConfig(trees=8, depth=3, seed=1))
-    monkeypatch.setattr(training, "CONTEXT_TREES", BoostingConfig(trees=5, depth=2, seed=2))
-    for name in ("first", "second"):
-        _tiny_set(tmp_path / "data" / name)
-    out = tmp_path / "model.json"
-    argv = ["train", "--data", str(tmp_path / "data"), "--sets", "first,second", "--out", str(out)]
-    assert main([*argv, "--holdout"]) == 0
-    printed = capsys.readouterr().out
-    assert "held out first: pages 4 " in printed
-    assert "held out second: pages 4 " in printed
-    assert "held out first, combined: pages 4 " in printed
-    assert not out.exists()
-    assert main([*argv, "--holdout", "second", "--cross-fit", "1"]) == 0
-    printed = capsys.readouterr().out
-    assert "held out first" not in printed
-    assert "held out second: pages 4 " in printed and "second, combined: pages 4 " in printed
 
 
 def test_counts_at_the_edges_of_blocks() -> None:

@@ -13,18 +13,20 @@ from newsextract.exceptions import NotHTMLError
 from newsextract.extraction import Page, extract_article, parse_page
 from newsextract.extraction.classifier import block_evidence
 from newsextract.extraction.combiner import (
+    ARTICLE_BODY_CONFIRM_DEFAULT,
     ARTICLE_BODY_DEMOTION_DEFAULT,
     DEFAULT,
     MAX_KEPT_LINK_SHARE_DEFAULT,
     MIN_ARTICLE_BODY_OVERLAP_DEFAULT,
     MIN_BODY_CHARS_DEFAULT,
     NOT_FOUND_MAX_CHARS_DEFAULT,
+    ArticleBodyText,
     CombinerConfig,
-    article_body_tokens,
+    article_body_text,
     combined_scores,
     keep_blocks,
-    token_overlap,
 )
+from newsextract.extraction.region import RegionConfig
 
 PARAGRAPH = (
     "Ferry services to the islands resumed on Monday morning after three days of storms kept "
@@ -53,6 +55,7 @@ def test_article_body_in_document_order_one_paragraph_a_line() -> None:
     assert [line[-3:] for line in paragraphs] == ["(0)", "(1)", "(2)", "(3)"]
     assert "Menu 3" not in article.body and "Jobs" not in article.body
     assert article.headline == "Ferry resumes after storm"  # the h1 before the <title>
+    assert "Ferry resumes after storm" not in article.body  # the body leaves it out
     assert article.language == "en"
     assert article.date_published == "2026-11-20"
     assert article.method.startswith("single:classifier")
@@ -97,7 +100,7 @@ def test_json_ld_article_body_is_used_as_evidence() -> None:
         + "</script>"
     )
     page = parse_page(_article(head))
-    assert article_body_tokens(page, DEFAULT)
+    assert article_body_text(page, DEFAULT).words
     article = extract_article(page)
     assert article.method == "single:classifier+json-ld"
     assert article.headline == "Ferry resumes after storm"
@@ -106,12 +109,15 @@ def test_json_ld_article_body_is_used_as_evidence() -> None:
 
 def test_short_article_body_is_a_teaser_not_evidence() -> None:
     head = '<script type="application/ld+json">{"articleBody": "Ferry resumes."}</script>'
-    assert article_body_tokens(parse_page(_article(head)), DEFAULT) == frozenset()
+    assert article_body_text(parse_page(_article(head)), DEFAULT).words == frozenset()
 
 
-def test_token_overlap() -> None:
-    shares = token_overlap(["a b c d", "x y", ""], frozenset({"a", "b", "c", "x"}))
-    assert list(shares) == [0.75, 0.5, 0.0]
+def test_coverage_counts_four_word_runs_and_words_of_short_texts() -> None:
+    words = ["the", "ferry", "resumed", "on", "monday", "after", "the", "storm"]
+    runs = frozenset(tuple(words[i : i + 4]) for i in range(len(words) - 3))
+    reference = ArticleBodyText(frozenset(words), runs, len(words))
+    texts = ["The ferry resumed on Monday", "resumed on Tuesday after all", "ferry x", ""]
+    assert list(reference.coverage(texts)) == [1.0, 0.0, 0.5, 0.0]
 
 
 @pytest.mark.parametrize(
@@ -144,9 +150,12 @@ def test_threshold_on_both_sides(score: float, kept: bool) -> None:
 def test_config_threshold_overrides_the_model() -> None:
     page = parse_page(_article())
     everything = extract_article(page, CombinerConfig(threshold=0.0, min_body_chars=0))
-    assert len(everything.kept_blocks) == len(page.blocks)
-    nothing = extract_article(page, CombinerConfig(threshold=1.01))
+    assert len(everything.kept_blocks) == len(page.blocks) - 1  # all but the headline
+    no_region = RegionConfig(fill_runs=False, rescue=False)
+    nothing = extract_article(page, CombinerConfig(threshold=1.01, region=no_region))
     assert nothing.body == ""
+    rescued = extract_article(page, CombinerConfig(threshold=1.01))
+    assert rescued.body.count(PARAGRAPH) == 4  # a long run of prose never comes out empty
 
 
 @pytest.mark.parametrize(
@@ -184,21 +193,31 @@ def test_random_markup_never_crashes(markup: str) -> None:
         assert index >= 0
 
 
-def _json_ld_page() -> Page:
-    text = " ".join([PARAGRAPH] * 2)
+def _json_ld_page(paragraphs: int = 4) -> Page:
+    text = " ".join(f"{PARAGRAPH} ({i})" for i in range(paragraphs))
     head = '<script type="application/ld+json">' + json.dumps({"articleBody": text}) + "</script>"
     return parse_page(_article(head))
 
 
-def test_blocks_missing_from_the_article_body_are_demoted() -> None:
+def test_a_complete_article_body_demotes_the_blocks_it_does_not_cover() -> None:
     page = _json_ld_page()
     evidence = block_evidence(page)
     scores = combined_scores(page, evidence, DEFAULT)
-    overlap = token_overlap([b.text for b in page.blocks], article_body_tokens(page, DEFAULT))
-    demoted = overlap < MIN_ARTICLE_BODY_OVERLAP_DEFAULT
+    coverage = article_body_text(page, DEFAULT).coverage([b.text for b in page.blocks])
+    demoted = coverage < MIN_ARTICLE_BODY_OVERLAP_DEFAULT
     assert demoted.any() and not demoted.all()
     expected = np.where(demoted, evidence.final * ARTICLE_BODY_DEMOTION_DEFAULT, evidence.final)
-    assert np.allclose(scores, expected)
+    assert np.allclose(scores[demoted], expected[demoted])
+    confirmed = (coverage >= ARTICLE_BODY_CONFIRM_DEFAULT) & (evidence.table.words >= 5)
+    assert confirmed.sum() == 4 and (scores[confirmed] >= 0.5).all()
+
+
+def test_an_article_body_that_is_a_prefix_demotes_nothing() -> None:
+    page = _json_ld_page(paragraphs=2)
+    evidence = block_evidence(page)
+    scores = combined_scores(page, evidence, DEFAULT)
+    assert (scores >= evidence.final).all()
+    assert extract_article(page).body.count(PARAGRAPH) == 4
 
 
 def test_article_body_is_the_fallback_when_the_classifier_keeps_nothing() -> None:
@@ -212,9 +231,10 @@ def test_article_body_is_the_fallback_when_the_classifier_keeps_nothing() -> Non
 def test_a_reference_passed_in_gives_the_scores_it_would_read() -> None:
     page = _json_ld_page()
     evidence = block_evidence(page)
-    reference = article_body_tokens(page, DEFAULT)
+    reference = article_body_text(page, DEFAULT)
     given = combined_scores(page, evidence, DEFAULT, 0.5, reference)
     assert np.array_equal(given, combined_scores(page, evidence, DEFAULT, 0.5))
-    unchanged = combined_scores(page, evidence, DEFAULT, 0.5, frozenset())
+    nothing = ArticleBodyText(frozenset(), frozenset(), 0)
+    unchanged = combined_scores(page, evidence, DEFAULT, 0.5, nothing)
     assert np.array_equal(unchanged, evidence.final)
     assert not np.array_equal(given, evidence.final)

@@ -113,6 +113,46 @@ def test_a_long_noscript_beside_the_article_is_still_dropped() -> None:
     assert texts(html) == [ARTICLE_PARAGRAPH.strip()] * 12
 
 
+@pytest.mark.parametrize(
+    "opening",
+    [
+        'div style="display:none"',
+        "section hidden",
+        'div aria-hidden="true"',
+        'ul style="visibility: hidden"',
+    ],
+)
+def test_hidden_blocks_stay_flagged_for_the_classifier(opening: str) -> None:
+    # Tabs, accordions and menus hide real content until a click: the classifier judges them.
+    tag = opening.split()[0]
+    inner = "<li>tab text</li>" if tag == "ul" else "<p>tab text</p>"
+    page = parse_page(f"<body><p>shown</p><{opening}>{inner}</{tag}><p>after</p></body>")
+    assert [(b.text, b.hidden) for b in page.blocks] == [
+        ("shown", False),
+        ("tab text", True),
+        ("after", False),
+    ]
+
+
+def test_streamed_parts_of_a_react_page_are_not_hidden() -> None:
+    page = parse_page('<body><div hidden id="S:0"><p>streamed article text</p></div></body>')
+    assert [(b.text, b.hidden) for b in page.blocks] == [("streamed article text", False)]
+
+
+def test_a_button_that_swallowed_the_page_is_kept() -> None:
+    # A menu <button> left open by libxml2 holds everything after it.
+    article = "".join(f"<p>{ARTICLE_PARAGRAPH}</p>" for _ in range(8))
+    html = f"<body><button class=menu><div>Menu</div>{article}</body>"
+    assert texts(html).count(ARTICLE_PARAGRAPH.strip()) == 8
+    assert texts("<body><p>text</p><button>Subscribe now</button></body>") == ["text"]
+
+
+def test_content_after_a_stray_end_of_document_is_read() -> None:
+    # After "</body></html>" and more markup libxml2 starts a second top-level element.
+    html = "<html><body><p>first</p></body></html><div><p>second</p></div>after"
+    assert texts(html) == ["first", "second", "after"]
+
+
 def test_aria_hidden_false_and_other_styles_are_kept() -> None:
     html = '<body><div aria-hidden="false">a</div><div style="color: red">b</div></body>'
     assert texts(html) == ["a", "b"]

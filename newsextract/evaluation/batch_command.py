@@ -16,9 +16,10 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
+from newsextract.evaluation import runner
+from newsextract.evaluation.conventions import with_headline
 from newsextract.evaluation.dataset import ManifestEntry, read_manifest
 from newsextract.evaluation.outcome import PageOutcome
-from newsextract.evaluation.runner import extract_one, load_method
 
 ERRORS_FILE = "_errors.jsonl"
 #: Progress is shown on runs longer than this many pages, every this many pages.
@@ -37,6 +38,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--group-by", default="domain", help="manifest field that groups pages into sites"
     )
     parser.add_argument("--rules-dir", type=Path, help="folder of saved rules (site, rules)")
+    parser.add_argument(
+        "--with-headline",
+        action="store_true",
+        help="write the headline as each file's first line (for gold that opens with it)",
+    )
     parser.add_argument("--quiet", action="store_true", help="no progress on stderr")
 
 
@@ -50,7 +56,7 @@ def run(args: argparse.Namespace) -> int:
     except SiteModeUnavailableError as error:
         print(f"newsextract batch: {error}", file=sys.stderr)
         return 2
-    failed = write_outcomes(outcomes, args.out)
+    failed = write_outcomes(outcomes, args.out, args.with_headline)
     print(f"{len(outcomes)} pages, {failed} failed -> {args.out}", file=sys.stderr)
     return 0
 
@@ -68,10 +74,10 @@ def extract_entries(
 ) -> list[PageOutcome]:
     """The outcome of every entry, in manifest order."""
     if mode == "single":
-        method = load_method("combined")
+        method = runner.load_method("combined")  # looked up at call time: tests replace it
         outcomes = []
         for number, entry in enumerate(entries, 1):
-            outcomes.append(extract_one(entry, method, "combined"))
+            outcomes.append(runner.extract_one(entry, method, "combined"))
             if progress:
                 progress(number)
         return outcomes
@@ -109,13 +115,20 @@ def load_rules_mode() -> Callable[..., list[PageOutcome]]:
     return extract_rules_mode
 
 
-def write_outcomes(outcomes: Sequence[PageOutcome], folder: Path) -> int:
-    """Write <id>.txt for every page and _errors.jsonl for failures; return the failures."""
+def write_outcomes(
+    outcomes: Sequence[PageOutcome], folder: Path, headline_first: bool = False
+) -> int:
+    """Write <id>.txt for every page and _errors.jsonl for failures; return the failures.
+
+    The body leaves the headline out, as schema.org's ``articleBody`` does; with
+    ``headline_first`` the headline is each file's first line."""
     folder.mkdir(parents=True, exist_ok=True)
     failed = 0
     with (folder / ERRORS_FILE).open("w", encoding="utf-8") as errors:
         for outcome in outcomes:
             body = "" if outcome.error else outcome.body.strip("\n")
+            if headline_first:
+                body = with_headline(body, outcome.headline)
             (folder / f"{_safe_name(outcome.entry.id)}.txt").write_text(
                 body + "\n" if body else "", encoding="utf-8"
             )

@@ -5,6 +5,7 @@ from __future__ import annotations
 import codecs
 import gzip
 import json
+import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,6 +31,19 @@ class ManifestEntry:
         if self.text_path is None:
             raise FileNotFoundError(f"page {self.id} has no gold text")
         return decode_text_file(self.text_path.read_bytes())
+
+    @property
+    def has_snippet_gold(self) -> bool:
+        """Whether the gold is snippets (``gt_with`` / ``gt_without``), not the whole text."""
+        return self.fields.get("gt_kind") == "snippets_with"
+
+    @property
+    def wanted_snippets(self) -> tuple[str, ...]:
+        return tuple(str(s) for s in self.fields.get("gt_with") or ())
+
+    @property
+    def unwanted_snippets(self) -> tuple[str, ...]:
+        return tuple(str(s) for s in self.fields.get("gt_without") or ())
 
     def group_key(self, field_name: str) -> str:
         """The value pages are grouped by (a site); pages without one stand alone."""
@@ -79,3 +93,12 @@ def read_manifest(path: str | Path) -> Iterator[ManifestEntry]:
                 )
             except (ValueError, KeyError) as error:
                 raise ValueError(f"{manifest}:{number}: bad manifest line: {error}") from error
+
+
+def development_data_dir() -> Path:
+    """Where the development sets are: ``$NEWSEXTRACT_SHARED_DATA``, else ``shared/data``
+    beside the repository (``../shared/data`` from its root)."""
+    env = os.environ.get("NEWSEXTRACT_SHARED_DATA")
+    if env:
+        return Path(env)
+    return Path(__file__).resolve().parents[2].parent / "shared" / "data"

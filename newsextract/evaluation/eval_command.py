@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from newsextract.evaluation.batch_command import SiteModeUnavailableError, load_site_mode
+from newsextract.evaluation.conventions import gold_opens_with_headline
 from newsextract.evaluation.dataset import ManifestEntry, read_manifest
 from newsextract.evaluation.runner import (
     METHOD_NAMES,
@@ -60,26 +61,43 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="METHOD",
         help=f"methods to score alone (default: {' '.join(METHOD_NAMES)})",
     )
+    parser.add_argument(
+        "--headline",
+        choices=("auto", "first", "none"),
+        default="auto",
+        help="score the headline before the body (first), the body alone (none), or as the "
+        "set's gold is written (auto: first for the sets whose gold opens with the headline, "
+        "dragnet, cleaneval, cleanportaleval, msv_big9_dev, msv_chaos)",
+    )
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
+
+
+def headline_first(args: argparse.Namespace) -> bool:
+    """Whether the headline is scored before the body (``--headline``)."""
+    if args.headline == "auto":
+        return gold_opens_with_headline(args.manifest)
+    return bool(args.headline == "first")
 
 
 def run(args: argparse.Namespace) -> int:
     entries = list(read_manifest(args.manifest))
+    first = headline_first(args)
     rows: list[Evaluation] = []
     notes: list[str] = []
     site: SiteFigures | None = None
     if args.mode == "site":
         try:
-            evaluation, site = evaluate_site_mode(entries, args.group_by, args.rules_dir)
+            evaluation, site = evaluate_site_mode(entries, args.group_by, args.rules_dir, first)
         except SiteModeUnavailableError as error:
             print(f"newsextract eval: {error}", file=sys.stderr)
             return 2
         rows.append(evaluation)
     for name in args.methods:
         try:
-            rows.append(evaluate_method(entries, name))
+            rows.append(evaluate_method(entries, name, first))
         except MethodUnavailableError as error:
             notes.append(f"skipped {name}: {error}")
+    notes.append(f"headline {'scored before the body' if first else 'left out'} (--headline)")
     if args.json:
         print(json.dumps(_json_report(args.manifest, rows, site, notes), indent=2))
     else:
@@ -88,7 +106,10 @@ def run(args: argparse.Namespace) -> int:
 
 
 def evaluate_site_mode(
-    entries: Sequence[ManifestEntry], group_by: str, rules_dir: Path | None
+    entries: Sequence[ManifestEntry],
+    group_by: str,
+    rules_dir: Path | None,
+    headline_first: bool = False,
 ) -> tuple[Evaluation, SiteFigures]:
     extract_site_mode = load_site_mode()
     outcomes, stats = extract_site_mode(entries, group_by=group_by, rules_dir=rules_dir, learn=True)
@@ -98,7 +119,7 @@ def evaluate_site_mode(
         application_seconds_per_page=_mean(stats.application_seconds),
         reduction_ratio=_mean(stats.reduction_ratios),
     )
-    return evaluate(outcomes, "site"), figures
+    return evaluate(outcomes, "site", headline_first), figures
 
 
 def _mean(values: Sequence[float]) -> float:

@@ -1,7 +1,9 @@
 """The article-extraction metric of ``shared/data/README.md``: 4-token shingles, mean P and R.
 
 Chinese, Japanese and Korean text is tokenised into single letters and digits, since
-``\\w+`` would make a whole sentence one token.
+``\\w+`` would make a whole sentence one token. Sets whose gold is snippets (texts that must
+and must not be in the output) are scored as trafilatura's own evaluation does: counts pooled
+over all pages (:func:`score_snippets`, :func:`summarise_snippets`).
 """
 
 from __future__ import annotations
@@ -127,3 +129,61 @@ def summarise(scores: Iterable[PageScore]) -> Summary:
         share_f1_90=sum(s.f1 >= 0.9 for s in page_scores) / n,
         share_f1_99=sum(s.f1 >= 0.99 for s in page_scores) / n,
     )
+
+
+@dataclass(frozen=True)
+class SnippetScore:
+    """One page against snippet gold: snippets that must be there (found: tp, missing: fn)
+    and snippets that must not (found: fp)."""
+
+    tp: int
+    fp: int
+    fn: int
+
+    @property
+    def f1(self) -> float:
+        return (
+            2 * self.tp / (2 * self.tp + self.fp + self.fn) if self.tp + self.fp + self.fn else 1.0
+        )
+
+
+def score_snippets(predicted: str, wanted: Iterable[str], unwanted: Iterable[str]) -> SnippetScore:
+    """Which snippets are found verbatim in the prediction.
+
+    >>> score_snippets("a long text", ["long", "gone"], ["text"])
+    SnippetScore(tp=1, fp=1, fn=1)
+    """
+    found = [snippet in predicted for snippet in wanted]
+    return SnippetScore(
+        tp=sum(found),
+        fp=sum(snippet in predicted for snippet in unwanted),
+        fn=len(found) - sum(found),
+    )
+
+
+def summarise_snippets(scores: Iterable[SnippetScore]) -> Summary:
+    """Precision, recall and F1 of the counts pooled over all pages; the shares of pages at
+    F1 >= 0.9 and >= 0.99 from each page's own counts (no exact match: there is no text)."""
+    page_scores = list(scores)
+    tp = sum(s.tp for s in page_scores)
+    fp = sum(s.fp for s in page_scores)
+    fn = sum(s.fn for s in page_scores)
+    n = len(page_scores) or 1
+    return Summary(
+        pages=len(page_scores),
+        precision=tp / (tp + fp) if tp + fp else 0.0,
+        recall=tp / (tp + fn) if tp + fn else 0.0,
+        f1=2 * tp / (2 * tp + fp + fn) if tp else 0.0,
+        exact_rate=0.0,
+        share_f1_90=sum(s.f1 >= 0.9 for s in page_scores) / n,
+        share_f1_99=sum(s.f1 >= 0.99 for s in page_scores) / n,
+    )
+
+
+def summarise_set(scores: Iterable[PageScore | SnippetScore]) -> Summary:
+    """A set's figures: pooled counts for snippet gold, the mean P and R of pages otherwise."""
+    listed = list(scores)
+    snippets = [s for s in listed if isinstance(s, SnippetScore)]
+    if snippets:
+        return summarise_snippets(snippets)
+    return summarise(s for s in listed if isinstance(s, PageScore))

@@ -14,3 +14,4 @@ class PageOutcome:
     method: str
     seconds: float  # extraction time for this page (parsing included)
     error: str | None = None
+    headline: str = ""  # the record's headline (the body leaves it out)

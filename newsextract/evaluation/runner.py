@@ -12,8 +12,15 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
+from newsextract.evaluation.conventions import with_headline
 from newsextract.evaluation.dataset import ManifestEntry
-from newsextract.evaluation.metric import PageScore, Summary, score_page, summarise
+from newsextract.evaluation.gold import Gold
+from newsextract.evaluation.metric import (
+    PageScore,
+    SnippetScore,
+    Summary,
+    summarise_set,
+)
 from newsextract.evaluation.outcome import PageOutcome
 from newsextract.exceptions import NewsExtractError
 from newsextract.extraction.page import Page, parse_page
@@ -22,7 +29,17 @@ from newsextract.extraction.result import MethodResult
 #: The methods ``eval`` knows, the product's answer first.
 METHOD_NAMES = ("combined", "fft", "punctuation", "classifier")
 
-PageMethod = Callable[[Page], str]
+
+@dataclass(frozen=True)
+class Extracted:
+    """What a method gives for one page: the body and, for the product's answer, the
+    headline (which the body leaves out)."""
+
+    body: str
+    headline: str = ""
+
+
+PageMethod = Callable[[Page], Extracted]
 
 
 class MethodUnavailableError(NewsExtractError):
@@ -34,7 +51,11 @@ def load_method(name: str) -> PageMethod:
     if name == "combined":
         from newsextract.extraction.combiner import extract_article
 
-        return lambda page: extract_article(page).body
+        def combined(page: Page) -> Extracted:
+            article = extract_article(page)
+            return Extracted(article.body, article.headline)
+
+        return combined
     module_name, function_name = _METHOD_FUNCTIONS.get(name, ("", ""))
     if not module_name:
         raise MethodUnavailableError(f"unknown method {name!r}; known: {', '.join(METHOD_NAMES)}")
@@ -43,7 +64,7 @@ def load_method(name: str) -> PageMethod:
     except ImportError as error:
         raise MethodUnavailableError(f"method {name!r} is not available: {error}") from error
     method: Callable[[Page], MethodResult] = getattr(module, function_name)
-    return lambda page: method(page).text(page)
+    return lambda page: Extracted(method(page).text(page))
 
 
 _METHOD_FUNCTIONS = {
@@ -62,10 +83,11 @@ def extract_one(entry: ManifestEntry, method: PageMethod, name: str) -> PageOutc
     started = time.perf_counter()
     try:
         page = parse_page(body, entry.url)
-        text = method(page)
+        extracted = method(page)
     except Exception as error:  # one page's failure, whatever it is, must not end a long run
         return PageOutcome(entry, "", name, time.perf_counter() - started, _reason(error))
-    return PageOutcome(entry, text, name, time.perf_counter() - started)
+    seconds = time.perf_counter() - started
+    return PageOutcome(entry, extracted.body, name, seconds, headline=extracted.headline)
 
 
 def _reason(error: Exception) -> str:
@@ -113,18 +135,31 @@ class Evaluation:
         }
 
 
-def score_outcomes(outcomes: Sequence[PageOutcome]) -> list[PageScore]:
-    """Score each outcome against its gold text (CJK languages tokenised by character)."""
-    return [score_page(o.body, o.entry.read_gold(), o.entry.lang) for o in outcomes]
+def score_outcomes(
+    outcomes: Sequence[PageOutcome], headline_first: bool = False
+) -> list[PageScore | SnippetScore]:
+    """Score each outcome against its gold (CJK languages tokenised by character; snippet
+    gold by the snippets found), the headline before the body where the gold opens with it."""
+    scores: list[PageScore | SnippetScore] = []
+    for outcome in outcomes:
+        body = outcome.body
+        if headline_first:
+            body = with_headline(body, outcome.headline)
+        scores.append(Gold.of(outcome.entry).score(body))
+    return scores
 
 
-def evaluate(outcomes: Sequence[PageOutcome], method: str) -> Evaluation:
-    summary = summarise(score_outcomes(outcomes))
+def evaluate(
+    outcomes: Sequence[PageOutcome], method: str, headline_first: bool = False
+) -> Evaluation:
+    summary = summarise_set(score_outcomes(outcomes, headline_first))
     speed = Speed.of([outcome.seconds for outcome in outcomes if outcome.error is None])
     failures = [outcome.error for outcome in outcomes if outcome.error is not None]
     return Evaluation(method, summary, speed, len(failures), failures[0] if failures else None)
 
 
-def evaluate_method(entries: Sequence[ManifestEntry], name: str) -> Evaluation:
+def evaluate_method(
+    entries: Sequence[ManifestEntry], name: str, headline_first: bool = False
+) -> Evaluation:
     """Extract every entry with method ``name`` and score the result."""
-    return evaluate(run_method(entries, name), name)
+    return evaluate(run_method(entries, name), name, headline_first)

@@ -7,9 +7,12 @@ inside a nested block element. One block is one paragraph of output.
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 from dataclasses import dataclass
 
 from lxml import etree
+
+from newsextract.extraction.visibility import hidden_elements
 
 #: HTML 4.01 block elements plus the HTML5 sectioning elements.
 BLOCK_TAGS = frozenset(
@@ -89,6 +92,7 @@ class Block:
     link_chars: int  # characters of the text inside <a>
     inline_tags: tuple[str, ...]  # tag names of the inline descendants, for method A
     attr_texts: tuple[str, ...]  # title and alt attribute texts, for method A
+    hidden: bool = False  # inside a block element hidden by its attributes (a tab, a menu)
 
     @property
     def link_density(self) -> float:
@@ -99,7 +103,9 @@ class Block:
         return len(self.text.split())
 
 
-def split_blocks(root: etree._Element) -> tuple[Block, ...]:
+def split_blocks(
+    root: etree._Element, hidden: Collection[etree._Element] | None = None
+) -> tuple[Block, ...]:
     """Cut a cleaned tree into blocks with non-empty text, in one pass, without recursion.
 
     Only one run of text is open at a time: a nested block closes the run of its parent,
@@ -108,9 +114,12 @@ def split_blocks(root: etree._Element) -> tuple[Block, ...]:
     are only the white space between tags: white space and ``<br>`` before a run's first
     real text change nothing after normalisation, so they are never stored, and a run
     without text is dropped when it closes without being normalised or made a block.
+    ``hidden``: the hidden block elements of the tree, when the caller has them already.
     """
     blocks: list[Block] = []
     owners: list[etree._Element] = [root]
+    hidden_here = hidden_elements(root) if hidden is None else hidden
+    hiding: list[bool] = [root in hidden_here]  # whether each owner or an ancestor is hidden
     first = root.text
     content = bool(first) and not first.isspace()  # the open run holds real text
     pieces: list[str] = [first] if content else []
@@ -126,12 +135,22 @@ def split_blocks(root: etree._Element) -> tuple[Block, ...]:
             tag = element.tag
             if tag in block_tags:
                 if content:
-                    _add_block(blocks, owners[-1], len(owners) - 1, pieces, link_chars, tags, attrs)
+                    _add_block(
+                        blocks,
+                        owners[-1],
+                        len(owners) - 1,
+                        pieces,
+                        link_chars,
+                        tags,
+                        attrs,
+                        hiding[-1],
+                    )
                     pieces, tags, attrs, content = [], [], [], False
                 elif tags:
                     tags, attrs = [], []
                 link_chars = 0
                 owners.append(element)
+                hiding.append(hiding[-1] or element in hidden_here)
             else:
                 tags.append(tag if tag.__class__ is str else "")  # an entity, say
                 value = element.get("title")  # attr_texts: title and alt, unrolled
@@ -148,8 +167,18 @@ def split_blocks(root: etree._Element) -> tuple[Block, ...]:
             if tag in block_tags:
                 if len(owners) > 1:
                     owner = owners.pop()
+                    owner_hidden = hiding.pop()
                     if content:
-                        _add_block(blocks, owner, len(owners), pieces, link_chars, tags, attrs)
+                        _add_block(
+                            blocks,
+                            owner,
+                            len(owners),
+                            pieces,
+                            link_chars,
+                            tags,
+                            attrs,
+                            owner_hidden,
+                        )
                         pieces, tags, attrs, content = [], [], [], False
                     elif tags:
                         tags, attrs = [], []
@@ -171,7 +200,7 @@ def split_blocks(root: etree._Element) -> tuple[Block, ...]:
             if in_link:
                 link_chars += len(text.strip())
     if content:
-        _add_block(blocks, owners[-1], len(owners) - 1, pieces, link_chars, tags, attrs)
+        _add_block(blocks, owners[-1], len(owners) - 1, pieces, link_chars, tags, attrs, hiding[-1])
     return tuple(blocks)
 
 
@@ -183,6 +212,7 @@ def _add_block(
     link_chars: int,
     tags: list[str],
     attrs: list[str],
+    hidden: bool,
 ) -> None:
     """Close one run: a block when its text is not empty once normalised."""
     text = normalise_text("".join(pieces))
@@ -205,6 +235,7 @@ def _add_block(
             "link_chars": min(link_chars, len(text)),
             "inline_tags": tuple(tags),
             "attr_texts": tuple(attrs),
+            "hidden": hidden,
         },
     )
     blocks.append(block)

@@ -33,9 +33,11 @@ from newsextract.extraction.features import (
 )
 from newsextract.extraction.page import Page
 from newsextract.extraction.result import MethodResult
+from newsextract.extraction.stopwords import NO_STOP_WORDS, StopWords
+from newsextract.extraction.wording import WORDING_FEATURE_NAMES, wording_features
 
 MODEL_FILE = "classifier.json"
-MODEL_FORMAT = 2  # 2: oblivious trees
+MODEL_FORMAT = 3  # 2: oblivious trees; 3: with stop lists
 #: A language-model log-odds is clipped to this, so no single word decides a block.
 MAX_TOKEN_LOG_ODDS_DEFAULT = 4.0
 
@@ -103,10 +105,11 @@ class ClassifierModel:
     layout: TreeEnsemble
     language: LanguageModel
     names: dict[str, float]  # class/id word log-odds, a layout feature
-    combination: str  # "weighted" or "max"
+    combination: str  # "weighted", "max" or "add" (see combine_posteriors)
     layout_weight: float  # used by "weighted": layout * w + language * (1 - w)
     context: TreeEnsemble
     threshold: float
+    stop_words: StopWords = NO_STOP_WORDS
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -123,6 +126,7 @@ class ClassifierModel:
             "layout_weight": self.layout_weight,
             "context": self.context.to_json(),
             "threshold": self.threshold,
+            "stop_words": self.stop_words.to_json(),
         }
 
     @classmethod
@@ -149,8 +153,14 @@ class ClassifierModel:
             layout_weight=float(data["layout_weight"]),
             context=TreeEnsemble.from_json(data["context"]),
             threshold=float(data["threshold"]),
+            stop_words=StopWords(
+                {str(k): tuple(map(str, v)) for k, v in data["stop_words"].items()}
+            ),
         )
-        if model.feature_names != feature_names() or model.context_names != context_feature_names():
+        if (
+            model.feature_names != first_stage_feature_names()
+            or model.context_names != context_feature_names()
+        ):
             raise ExtractionError("classifier model features differ from the code: retrain")
         return model
 
@@ -172,6 +182,16 @@ class BlockEvidence:
     first: np.ndarray  # layout and language combined
     title: np.ndarray  # 1 where a block is the page's headline
     final: np.ndarray  # after the top-down context stage
+    wording: np.ndarray  # the wording features (columns of WORDING_FEATURE_NAMES)
+
+    @property
+    def common_words(self) -> np.ndarray:
+        """Each block's share of the page's common words: its stop words, or else the words
+        its running blocks share."""
+        stop = self.wording[:, WORDING_FEATURE_NAMES.index("stop_density")]
+        own = self.wording[:, WORDING_FEATURE_NAMES.index("own_density")]
+        common: np.ndarray = np.maximum(stop, own)
+        return common
 
 
 def combine_posteriors(
@@ -192,19 +212,36 @@ def combine_posteriors(
         highest: np.ndarray = np.where(coverage >= 0.5, np.maximum(layout, language), layout)
         return highest
     language_weight = (1.0 - layout_weight) * float(np.clip(coverage, 0.0, 1.0))
+    if mode == "add":  # the word model may raise a block, never lower it
+        raised: np.ndarray = layout + language_weight * np.maximum(language - layout, 0.0)
+        return raised
     weighted: np.ndarray = (1.0 - language_weight) * layout + language_weight * language
     return weighted
+
+
+def first_stage_feature_names() -> tuple[str, ...]:
+    """Columns of :func:`first_stage_features`: layout, then wording."""
+    return feature_names() + WORDING_FEATURE_NAMES
+
+
+def first_stage_features(
+    table: BlockTable, names: dict[str, float], stops: StopWords
+) -> np.ndarray:
+    """The layout classifier's input: the block's place in the page and how it is worded."""
+    return np.hstack([layout_features(table, names), wording_features(table, stops)])
 
 
 def block_evidence(page: Page, model: ClassifierModel | None = None) -> BlockEvidence:
     model = model or default_model()
     table = read_blocks(page)
-    layout = model.layout.predict(layout_features(table, model.names))
+    x = first_stage_features(table, model.names, model.stop_words)
+    layout = model.layout.predict(x)
     language, coverage = model.language.posterior_and_coverage(table)
     first = combine_posteriors(layout, language, model.combination, model.layout_weight, coverage)
     title = title_blocks(page, table)
     final = model.context.predict(context_features(table, first, title))
-    return BlockEvidence(table, layout, language, first, title, final)
+    wording = x[:, -len(WORDING_FEATURE_NAMES) :]
+    return BlockEvidence(table, layout, language, first, title, final, wording)
 
 
 def classify_blocks(page: Page, model: ClassifierModel | None = None) -> MethodResult:

@@ -17,26 +17,37 @@ while C alone costs about as much time as E. They stay usable alone (``newsextra
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from newsextract.extraction.classifier import BlockEvidence, ClassifierModel, block_evidence
+from newsextract.extraction.features import BlockTable
+from newsextract.extraction.headline import without_headline
 from newsextract.extraction.metadata import read_metadata
 from newsextract.extraction.page import Page
+from newsextract.extraction.region import RegionConfig, region_kept
 from newsextract.extraction.result import Article
 
 #: JSON-LD ``articleBody`` shorter than this (in tokens) is a teaser, not evidence.
 MIN_ARTICLE_BODY_TOKENS_DEFAULT = 50
-#: A block with a smaller share of its words in the JSON-LD ``articleBody`` is demoted (its
-#: score multiplied by ARTICLE_BODY_DEMOTION_DEFAULT). Adding blocks by overlap instead cost
-#: 0.02 F1 on the 27 msv_chaos pages with an articleBody (it holds text the gold omits);
-#: demotion left them unchanged (0.971), so it is a guard for pages E over-keeps.
+#: A block with a smaller share of its word runs in the JSON-LD ``articleBody`` is demoted (its
+#: score multiplied by ARTICLE_BODY_DEMOTION_DEFAULT), when the articleBody is complete.
 MIN_ARTICLE_BODY_OVERLAP_DEFAULT = 0.5
 ARTICLE_BODY_DEMOTION_DEFAULT = 0.5
+#: An articleBody with fewer words than this share of the article E found is a teaser or a
+#: prefix: it demotes nothing.
+COMPLETE_ARTICLE_BODY_DEFAULT = 0.8
+#: A block with at least this share of its word runs in the articleBody is kept.
+ARTICLE_BODY_CONFIRM_DEFAULT = 0.9
 #: When E keeps nothing, blocks with at least this share of words in the articleBody are
 #: the body.
 ARTICLE_BODY_FALLBACK_OVERLAP_DEFAULT = 0.8
+#: Comment sections are left out of the body when at least this share of the kept text is
+#: outside them.
+COMMENTS_OUTSIDE_SHARE_DEFAULT = 0.4
+#: ... or at least this many characters: an article above a long discussion.
+COMMENTS_ARTICLE_CHARS_DEFAULT = 400
 #: A body with fewer characters than this is no article. Dragnet has real bodies of 40-80
 #: characters (a photo caption, a one-line post), so the bar is low.
 MIN_BODY_CHARS_DEFAULT = 20
@@ -65,11 +76,15 @@ class CombinerConfig:
     min_article_body_tokens: int = MIN_ARTICLE_BODY_TOKENS_DEFAULT
     min_article_body_overlap: float = MIN_ARTICLE_BODY_OVERLAP_DEFAULT
     article_body_demotion: float = ARTICLE_BODY_DEMOTION_DEFAULT
+    complete_article_body: float = COMPLETE_ARTICLE_BODY_DEFAULT
+    article_body_confirm: float = ARTICLE_BODY_CONFIRM_DEFAULT
     article_body_fallback_overlap: float = ARTICLE_BODY_FALLBACK_OVERLAP_DEFAULT
     min_body_chars: int = MIN_BODY_CHARS_DEFAULT
     max_kept_link_share: float = MAX_KEPT_LINK_SHARE_DEFAULT
     not_found_max_chars: int = NOT_FOUND_MAX_CHARS_DEFAULT
     model: ClassifierModel | None = None  # None: the model shipped in the package
+    region: RegionConfig = field(default_factory=RegionConfig)
+    drop_comments: bool = True
 
 
 DEFAULT = CombinerConfig()
@@ -90,9 +105,14 @@ def scored_article(page: Page, config: CombinerConfig = DEFAULT) -> ScoredArticl
     """:func:`extract_article` with the block scores it kept blocks by."""
     evidence = block_evidence(page, config.model)
     threshold = keep_threshold(config)
-    reference = article_body_tokens(page, config)  # read once: both stages below use it
+    reference = article_body_text(page, config)
     scores = combined_scores(page, evidence, config, threshold, reference)
-    kept = keep_blocks(page, scores, threshold, config)
+    kept = tuple(int(i) for i in np.flatnonzero(scores >= threshold))
+    kept = region_kept(kept, evidence.table, evidence.common_words, config.region)
+    if config.drop_comments:
+        kept = without_comments(kept, evidence.table)
+    kept = article_or_nothing(page, kept, config)
+    kept = without_headline(kept, evidence.title, evidence.table.words)
     body = "\n".join(page.blocks[i].text for i in kept)
     metadata = read_metadata(page, body)
     article = Article(
@@ -104,11 +124,26 @@ def scored_article(page: Page, config: CombinerConfig = DEFAULT) -> ScoredArticl
         date_published_raw=metadata.date_published_raw,
         authors=metadata.authors,
         language=metadata.language,
-        method="single:classifier+json-ld" if reference else "single:classifier",
+        method="single:classifier+json-ld" if reference.words else "single:classifier",
         confidence=round(float(scores[list(kept)].mean()), 4) if kept else 0.0,
         kept_blocks=kept,
     )
     return ScoredArticle(article, scores)
+
+
+def without_comments(kept: tuple[int, ...], table: BlockTable) -> tuple[int, ...]:
+    """The kept blocks less those in a comment section (a container named comment, reply,
+    discussion ...), unless that is where most of the kept text is: a forum's posts, or a
+    page whose every container has such a name."""
+    if not kept:
+        return kept
+    inside = table.inside("comment")
+    chosen = np.array(kept)
+    outside_chars = float(table.chars[chosen[~inside[chosen]]].sum())
+    share = COMMENTS_OUTSIDE_SHARE_DEFAULT * float(table.chars[chosen].sum())
+    if outside_chars < min(share, COMMENTS_ARTICLE_CHARS_DEFAULT):
+        return kept
+    return tuple(int(i) for i in chosen[~inside[chosen]])
 
 
 def keep_threshold(config: CombinerConfig) -> float:
@@ -125,44 +160,69 @@ def combined_scores(
     evidence: BlockEvidence,
     config: CombinerConfig,
     threshold: float = 0.5,
-    reference: frozenset[str] | None = None,
+    reference: ArticleBodyText | None = None,
 ) -> np.ndarray:
     """Method E's final posterior, joined with the JSON-LD vote where the page has one.
 
-    ``reference`` is :func:`article_body_tokens` of the page when the caller has it already.
+    The page's own ``articleBody`` confirms the blocks it covers. It demotes the blocks it
+    does not cover only when it is as long as the article E found: a teaser or the first
+    paragraphs (a common way to fill the field) say nothing of what follows them.
+    ``reference`` is :func:`article_body_text` of the page when the caller has it already.
     """
     scores = evidence.final.copy()
     if reference is None:
-        reference = article_body_tokens(page, config)
-    if not reference:
+        reference = article_body_text(page, config)
+    if not reference.words:
         return scores
-    overlap = token_overlap([block.text for block in page.blocks], reference)
-    if not (scores >= threshold).any():  # E found nothing: trust the page's own statement
-        return np.where(overlap >= config.article_body_fallback_overlap, 1.0, scores)
+    coverage = reference.coverage([block.text for block in page.blocks])
+    kept = scores >= threshold
+    if not kept.any():  # E found nothing: trust the page's own statement
+        return np.where(coverage >= config.article_body_fallback_overlap, 1.0, scores)
+    confirmed = (coverage >= config.article_body_confirm) & (evidence.table.words >= 5)
+    scores = np.where(confirmed, np.maximum(scores, threshold), scores)
+    found_words = float(evidence.table.words[kept].sum())
+    if reference.length < config.complete_article_body * found_words:
+        return scores
     demoted = scores * config.article_body_demotion
-    result: np.ndarray = np.where(overlap < config.min_article_body_overlap, demoted, scores)
+    result: np.ndarray = np.where(coverage < config.min_article_body_overlap, demoted, scores)
     return result
 
 
-def article_body_tokens(page: Page, config: CombinerConfig) -> frozenset[str]:
-    """Lower-cased words of the page's JSON-LD ``articleBody``, when it is long enough."""
+@dataclass(frozen=True)
+class ArticleBodyText:
+    """The page's JSON-LD ``articleBody``: its lower-cased words and their 4-word runs."""
+
+    words: frozenset[str]
+    runs: frozenset[tuple[str, ...]]
+    length: int  # words
+
+    def coverage(self, texts: list[str]) -> np.ndarray:
+        """Share of each text's 4-word runs (of its words, when shorter) found here."""
+        shares = np.zeros(len(texts))
+        for i, text in enumerate(texts):
+            words = _WORD.findall(text.lower())
+            if len(words) >= _RUN:
+                runs = [tuple(words[j : j + _RUN]) for j in range(len(words) - _RUN + 1)]
+                shares[i] = sum(run in self.runs for run in runs) / len(runs)
+            elif words:
+                shares[i] = sum(w in self.words for w in words) / len(words)
+        return shares
+
+
+_RUN = 4
+_NO_ARTICLE_BODY = ArticleBodyText(frozenset(), frozenset(), 0)
+
+
+def article_body_text(page: Page, config: CombinerConfig) -> ArticleBodyText:
+    """The page's JSON-LD ``articleBody``, when it is long enough to be evidence."""
     for item in page.structured.json_ld:
         body = item.get("articleBody")
         if isinstance(body, str):
             words = _WORD.findall(body.lower())
             if len(words) >= config.min_article_body_tokens:
-                return frozenset(words)
-    return frozenset()
-
-
-def token_overlap(texts: list[str], reference: frozenset[str]) -> np.ndarray:
-    """Share of each text's words found in the reference words."""
-    shares = np.zeros(len(texts))
-    for i, text in enumerate(texts):
-        words = _WORD.findall(text.lower())
-        if words:
-            shares[i] = sum(w in reference for w in words) / len(words)
-    return shares
+                runs = frozenset(tuple(words[j : j + _RUN]) for j in range(len(words) - _RUN + 1))
+                return ArticleBodyText(frozenset(words), runs, len(words))
+    return _NO_ARTICLE_BODY
 
 
 def keep_blocks(
@@ -170,6 +230,14 @@ def keep_blocks(
 ) -> tuple[int, ...]:
     """Blocks at or above the threshold, or none when they make no article."""
     kept = tuple(int(i) for i in np.flatnonzero(scores >= threshold))
+    return article_or_nothing(page, kept, config)
+
+
+def article_or_nothing(
+    page: Page, kept: tuple[int, ...], config: CombinerConfig
+) -> tuple[int, ...]:
+    """The kept blocks, or none when they make no article (too short, a list of links, an
+    error page's message)."""
     chars = sum(len(page.blocks[i].text) for i in kept)
     links = sum(page.blocks[i].link_chars for i in kept)
     if chars < config.min_body_chars:

@@ -112,6 +112,13 @@ class BlockTable:
         chains: np.ndarray = self.ancestors[:, : self.levels + 1]
         return chains
 
+    def inside(self, flag: str) -> np.ndarray:
+        """Per block: whether its element or an ancestor has the flag (a name of
+        ``element_flag_names()``: "comment", "hidden", "nav" ...)."""
+        column = _ELEMENT_FLAG_NAMES.index(flag)
+        flags: np.ndarray = self.element_any[self.ancestors[:, 0], column] > 0
+        return flags
+
     def block_tokens(self) -> list[list[str]]:
         """Tokens grouped by block (for training)."""
         grouped: list[list[str]] = [[] for _ in self.chars]
@@ -133,20 +140,25 @@ _COUNT_NAMES = (
     "line_breaks",
     "inline_tags",
     "images",
+    "capitalised",
+    "final_stop",
 )
 _RATE_COLUMNS = [0, 1, 2, 3, 4, 8]
 _LOG_COLUMNS = [9, 10, 11]
-_ELEMENT_FLAG_NAMES = ("positive", "negative", "comment") + tuple(k for k, _ in _ANCESTOR_KINDS)
+_WORD_RATE_COLUMNS = [12]  # counts of words become shares of the block's words
+_ELEMENT_FLAG_NAMES = (
+    ("positive", "negative", "comment") + tuple(k for k, _ in _ANCESTOR_KINDS) + ("hidden",)
+)
 
 
 def read_blocks(page: Page, max_ancestors: int = MAX_ANCESTORS_DEFAULT) -> BlockTable:
     """One pass over the blocks for tags and ancestor chains; text counts are vectorised."""
     n = len(page.blocks)
     # One pass over the blocks (a page's blocks are cold in the cache after parsing).
-    fields = list(zip(*map(_BLOCK_FIELDS, page.blocks), strict=True)) or [()] * 5
-    texts, elements, tag_names, link_chars, inline_tags = fields
+    fields = list(zip(*map(_BLOCK_FIELDS, page.blocks), strict=True)) or [()] * 6
+    texts, elements, tag_names, link_chars, inline_tags, hidden = fields
     tags = np.fromiter(map(_TAG_INDEX.get, tag_names, repeat(len(OWN_TAGS))), np.int64, n)
-    tree = _element_tree(elements)
+    tree = _element_tree(elements, hidden)
     ancestors = _ancestor_matrix(tree.own, tree.parent, max_ancestors, tree.depth)
     link = np.fromiter(link_chars, float, n)
     joined = "\x00".join(texts)  # NUL never occurs in block text
@@ -172,7 +184,7 @@ def read_blocks(page: Page, max_ancestors: int = MAX_ANCESTORS_DEFAULT) -> Block
     )
 
 
-_BLOCK_FIELDS = attrgetter("text", "element", "tag", "link_chars", "inline_tags")
+_BLOCK_FIELDS = attrgetter("text", "element", "tag", "link_chars", "inline_tags", "hidden")
 
 
 def _tokens(lowered: list[str]) -> tuple[tuple[str, ...], np.ndarray]:
@@ -199,6 +211,8 @@ _CLOSE_CODES = _code_set("\"'\u201d\u300d)] \n\x00")
 _PIPE_CODES = _code_set("|\u00bb\u203a>\u00b7\u2022/")
 _CJK_DATE_CODES = _code_set("\u5e74\u6708\u65e5")
 _NOT_WORD_CODES = _code_set("\u00d7\u00f7")
+#: Upper-case letters of every script that has them (Latin, Greek, Cyrillic, Armenian ...).
+_UPPER_CODES = np.array([chr(code).isupper() for code in range(0x10000)])
 
 
 def _bmp(codes: np.ndarray) -> np.ndarray:
@@ -250,7 +264,7 @@ def _char_properties() -> np.ndarray:
         _END_CODES,
         _CLOSE_CODES,
         (codes >= 48) & (codes <= 57),
-        (codes >= 65) & (codes <= 90),
+        _UPPER_CODES,
         _PIPE_CODES,
         codes == 10,
         _CJK_DATE_CODES,
@@ -308,8 +322,20 @@ def _text_counts(
         counts[:, 7] = [any(w in t.lower() for w in _COPYRIGHT_WORDS) for t in texts]
     counts[:, 8] = per_block((props & _PROP_CJK) != 0)
     counts[:, 9] = per_block((props & _PROP_NEWLINE) != 0)
+    counts[:, 12] = per_block(word_start & ((props & _PROP_UPPER) != 0))
+    counts[:, 13] = _final_stops(props, starts, lengths)
     words = np.bincount(owner[word_start], minlength=n) + counts[:, 8]
     return lengths, words.astype(float), counts
+
+
+def _final_stops(props: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """1 for blocks whose text ends a sentence (a full stop, maybe with a closing quote)."""
+    last = (starts + lengths - 1).astype(np.int64)
+    before = np.maximum(last - 1, 0)
+    ends = (props[np.maximum(last, 0)] & _PROP_END) != 0
+    closed = ((props[np.maximum(last, 0)] & _PROP_CLOSE) != 0) & ((props[before] & _PROP_END) != 0)
+    flags: np.ndarray = ((ends | closed) & (lengths > 0)).astype(float)
+    return flags
 
 
 def _date_like(codes: np.ndarray, props: np.ndarray, digits: np.ndarray) -> np.ndarray:
@@ -363,7 +389,9 @@ class _ElementTree:
     names: tuple[tuple[str, ...], ...]  # class and id words of each element
 
 
-def _element_tree(block_elements: Sequence[etree._Element]) -> _ElementTree:
+def _element_tree(
+    block_elements: Sequence[etree._Element], hidden: Sequence[bool]
+) -> _ElementTree:
     """Number every element enclosing a block, parents before children, in one walk up.
 
     An element is visited once, however many blocks it encloses; its class/id flags and
@@ -405,6 +433,9 @@ def _element_tree(block_elements: Sequence[etree._Element]) -> _ElementTree:
             names.append(words)
             ident = ids[member] = len(bits) - 1
         own.append(ident)
+        if hidden[len(own) - 1]:  # the block's element or a block element above it is hidden
+            bits[ident] |= _HIDDEN_BIT
+            bits_any[ident] |= _HIDDEN_BIT
     return _ElementTree(
         np.array(parents, dtype=np.int64),
         np.array(own, dtype=np.int64),
@@ -439,6 +470,7 @@ _NAME_WORD = re.compile(r"[a-z]{2,}")
 _TAG_BITS = {
     tag: 1 << (3 + k) for k, (_, kind_tags) in enumerate(_ANCESTOR_KINDS) for tag in kind_tags
 }
+_HIDDEN_BIT = 1 << (3 + len(_ANCESTOR_KINDS))
 _NO_NAMES: tuple[int, tuple[str, ...]] = (0, ())
 #: Distinct class/id strings remembered across pages (a site repeats its own on every page);
 #: the memo is emptied when full, so memory stays bounded in a long crawl.
@@ -533,6 +565,7 @@ def _own_features(table: BlockTable, safe: np.ndarray, links: np.ndarray) -> np.
     rates = table.counts.copy()
     rates[:, _RATE_COLUMNS] /= safe[:, None]  # counts of characters become rates
     rates[:, _LOG_COLUMNS] = np.log1p(rates[:, _LOG_COLUMNS])  # counts of things stay counts
+    rates[:, _WORD_RATE_COLUMNS] /= np.maximum(table.words, 1.0)[:, None]
     tag_onehot = np.zeros((n, len(OWN_TAGS) + 1))
     tag_onehot[np.arange(n), table.tags] = 1.0
     heading = _HEADING_INDEX[table.tags]

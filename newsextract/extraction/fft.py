@@ -87,8 +87,10 @@ class Interval:
 
 
 def fft_interval(page: Page, config: FFTConfig = FFTConfig()) -> MethodResult:
-    """Method C on one page: the blocks inside the smoothed best interval."""
-    sequence, spans = serialise_blocks(page.blocks)
+    """Method C on one page: the blocks inside the smoothed best interval (hidden blocks,
+    tabs and menus a script shows, are left out: the method cannot judge them)."""
+    visible = [block for block in page.blocks if not block.hidden]
+    sequence, spans = serialise_blocks(visible)
     stride = math.ceil(len(sequence) / config.max_chars) if sequence else 1
     if stride > 1:  # every stride-th character: the statistics survive, the cost is bounded
         sequence = sequence[::stride]
@@ -96,19 +98,22 @@ def fft_interval(page: Page, config: FFTConfig = FFTConfig()) -> MethodResult:
     window = window_length(len(sequence), config)
     windows = len(sequence) // window
     if windows < 2:
-        kept = tuple(block.index for block in page.blocks)
-        return MethodResult(METHOD_NAME, kept, 0.0, tuple(1.0 for _ in kept))
+        kept = tuple(block.index for block in visible)
+        every = tuple(0.0 if block.hidden else 1.0 for block in page.blocks)
+        return MethodResult(METHOD_NAME, kept, 0.0, every)
     values = text_intensity(sequence, config.markup_offset)[: windows * window]
     distances = spectrum_distances(values.reshape(windows, window))
     interval = smoothed_interval(interval_scores(distances))
     start, end = interval.start * window, (interval.end + 1) * window
-    scores = tuple(_block_score(span, start, end, window, config) for span in spans)
+    scores = [0.0] * len(page.blocks)
+    for block, span in zip(visible, spans, strict=True):
+        scores[block.index] = _block_score(span, start, end, window, config)
     kept = tuple(
         block.index
-        for block, span in zip(page.blocks, spans, strict=True)
+        for block, span in zip(visible, spans, strict=True)
         if _inside_share(span, start, end) >= config.min_inside_share
     )
-    return MethodResult(METHOD_NAME, kept, interval.score, scores)
+    return MethodResult(METHOD_NAME, kept, interval.score, tuple(scores))
 
 
 def window_length(length: int, config: FFTConfig = FFTConfig()) -> int:

@@ -14,8 +14,9 @@ from typing import Any
 from lxml import etree
 
 from newsextract.exceptions import NotHTMLError
-from newsextract.extraction.blocks import Block, split_blocks
+from newsextract.extraction.blocks import BLOCK_TAGS, Block, split_blocks
 from newsextract.extraction.encoding import decode_html, utf8_source
+from newsextract.extraction.visibility import HIDING_ATTRIBUTES, is_hidden
 
 #: Pages longer than this (in characters) are cut before parsing; a 20 MB page stays bounded.
 MAX_HTML_CHARS_DEFAULT = 8_000_000
@@ -41,7 +42,6 @@ NOISE_TAGS = (
     "input",
     "head",
 )
-_HIDDEN_STYLE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.I)
 _BINARY_CONTROL = re.compile(r"[\x00-\x08\x0e-\x1f]")
 _XML_ILLEGAL_CHARS = tuple(map(chr, [*range(0, 9), 11, 12, *range(14, 32), 0xFFFE, 0xFFFF]))
 _XML_ILLEGAL = re.compile(f"[{re.escape(''.join(_XML_ILLEGAL_CHARS))}]")
@@ -84,8 +84,8 @@ def parse_page(
     parsed = parse_html(body, content_type, max_chars)
     root = parsed.root
     structured = read_structured_data(root)
-    clean_tree(root)
-    return Page(url, parsed.encoding, parsed.html, root, split_blocks(root), structured)
+    hidden = clean_tree(root)
+    return Page(url, parsed.encoding, parsed.html, root, split_blocks(root, hidden), structured)
 
 
 @dataclass(frozen=True)
@@ -209,7 +209,7 @@ _EMPTY_DOCUMENT = "<html><body></body></html>"
 # union costs a merge, and ``.//@style`` also visits every text node (together 1.6x slower).
 # Relative, so that a subtree can be cleaned alone (the root's own are html's: never hidden).
 _HIDING_ATTRIBUTES = tuple(
-    etree.XPath(f"descendant-or-self::*/@{name}") for name in ("style", "hidden", "aria-hidden")
+    etree.XPath(f"descendant-or-self::*/@{name}") for name in HIDING_ATTRIBUTES
 )
 
 
@@ -224,9 +224,54 @@ def _parse(html: str, source: bytes | None = None) -> etree._Element:
     if root is None:
         root, _ = _parse_once(_EMPTY_DOCUMENT)
     assert root is not None  # the empty document always parses
-    if root.find("body") is None:
-        etree.SubElement(root, "body")
+    body = root.find("body")
+    if body is None:
+        body = etree.SubElement(root, "body")
+    if root.getnext() is not None:
+        adopt_stray_roots(root, body)
     return root
+
+
+def adopt_stray_roots(root: etree._Element, body: etree._Element) -> None:
+    """Move what libxml2 put in further top-level elements into ``body``, as browsers do.
+
+    After some stray end tags (``</html>`` early, a second ``<html>``) libxml2 starts a new
+    top-level element beside the document's: everything in it, often the whole article
+    (about one page in 50 of today's web), is outside the tree the page model reads.
+
+    >>> root = _parse("<p>a</p></body></html><div><p>b</p></div>")
+    >>> [el.text for el in root.iter("p")]
+    ['a', 'b']
+    """
+    stray = root.getnext()
+    while stray is not None:
+        if isinstance(stray.tag, str):
+            _append_children(stray, body)  # the emptied element stays: a root has no parent
+        stray = stray.getnext()
+
+
+def _append_children(source: etree._Element, target: etree._Element) -> None:
+    """Move ``source``'s text and children (a body's own children, not the body) to the end of
+    ``target``; a head's elements are dropped, as the first head holds the page's own."""
+    if source.text and source.text.strip():
+        _append_text(target, source.text)
+    for child in list(source):
+        if child.tag == "head":
+            continue
+        if child.tag == "body":
+            _append_children(child, target)
+            if child.tail and child.tail.strip():
+                _append_text(target, child.tail)
+            continue
+        target.append(child)
+
+
+def _append_text(target: etree._Element, text: str) -> None:
+    last = target[-1] if len(target) else None
+    if last is None:
+        target.text = (target.text or "") + text
+    else:
+        last.tail = (last.tail or "") + text
 
 
 def _parse_once(html: str, source: bytes | None = None) -> tuple[etree._Element | None, bool]:
@@ -373,22 +418,34 @@ def _flatten_json_ld(data: Any) -> Iterator[dict[str, Any]]:
                 stack.extend(reversed(graph))
 
 
-def clean_tree(root: etree._Element) -> None:
+def clean_tree(root: etree._Element) -> set[etree._Element]:
     """Remove elements that are never visible text, in place (``root`` may be any element
-    that :func:`removed_by_cleaning` keeps: its subtree ends as the whole tree's would)."""
+    that :func:`removed_by_cleaning` keeps: its subtree ends as the whole tree's would).
+
+    Hidden inline elements go (icons, screen-reader labels); hidden block elements stay, for
+    the classifier to judge (blocks flag them): tabs, accordions and streamed parts of
+    today's pages hide real content until a click or a script shows it. Returns those hidden
+    block elements (some may lie inside removed noise).
+    """
     # The head first: its scripts and styles then need no removal (nor search) of their own.
     for head in list(root.iter("head")):
         drop_element(head)
-    doomed = [el for el in root.iter(*NOISE_TAGS) if el.tag != "noscript" or not _holds_page(el)]
+    doomed = [
+        el for el in root.iter(*NOISE_TAGS) if el.tag not in _PAGE_HOLDERS or not _holds_page(el)
+    ]
+    hidden: set[etree._Element] = set()
     for select in _HIDING_ATTRIBUTES:
         for value in select(root):
-            if _hides(value.attrname, value):
-                element = value.getparent()
-                if element.tag not in ("html", "body"):
+            element = value.getparent()
+            if is_hidden(element):
+                if element.tag in BLOCK_TAGS:
+                    hidden.add(element)
+                else:
                     doomed.append(element)
     # The order of removal does not matter: each moves its tail to the text just before it.
     for element in doomed:
         drop_element(element)
+    return hidden
 
 
 def removed_by_cleaning(element: etree._Element) -> bool:
@@ -406,44 +463,34 @@ def is_noise_element(element: etree._Element) -> bool:
     """Whether :func:`clean_tree` removes the element for what it is itself (noise, hidden)."""
     tag = element.tag
     if tag in _NOISE_TAG_SET:
-        return tag != "noscript" or not _holds_page(element)
-    if tag not in ("html", "body"):
-        for name in ("style", "hidden", "aria-hidden"):
-            value = element.get(name)
-            if value is not None and _hides(name, value):
-                return True
-    return False
+        return tag not in _PAGE_HOLDERS or not _holds_page(element)
+    return tag not in BLOCK_TAGS and is_hidden(element)
 
 
 _NOISE_TAG_SET = frozenset(NOISE_TAGS)
+#: Noise elements that hold the page when libxml2 leaves them open: everything after an
+#: unclosed ``<noscript>`` or ``<button>`` ends inside it (cleaneval's final-714, and the
+#: menu buttons of several of today's publishing platforms).
+_PAGE_HOLDERS = frozenset({"noscript", "button"})
 
-#: A ``<noscript>`` holding more than this share of the body's text is the page itself: an
-#: element left open inside it makes libxml2 put the rest of the page there (cleaneval's
-#: final-714). Every other noscript of the development sets holds under 30 % of its page.
+#: A ``<noscript>`` or ``<button>`` holding more than this share of the body's text is the
+#: page itself. Every other noscript of the development sets holds under 30 % of its page.
 NOSCRIPT_PAGE_SHARE_DEFAULT = 0.5
-#: Noscripts with less text than this are never the page (and cost no count of the body's).
+#: Such elements with less text than this are never the page (and cost no count of the body's).
 NOSCRIPT_PAGE_MIN_CHARS_DEFAULT = 500
 
 
-def _holds_page(noscript: etree._Element) -> bool:
-    """Whether a noscript holds most of the page's text (it is then not dropped)."""
-    chars = _text_chars(noscript)
+def _holds_page(element: etree._Element) -> bool:
+    """Whether a noscript or button holds most of the page's text (it is then not dropped)."""
+    chars = _text_chars(element)
     if chars < NOSCRIPT_PAGE_MIN_CHARS_DEFAULT:
         return False
-    body = noscript.getroottree().getroot().find("body")
+    body = element.getroottree().getroot().find("body")
     return body is not None and chars > NOSCRIPT_PAGE_SHARE_DEFAULT * _text_chars(body)
 
 
 def _text_chars(element: etree._Element) -> int:
     return sum(map(len, element.itertext()))
-
-
-def _hides(name: str, value: str) -> bool:
-    if name == "hidden":
-        return True
-    if name == "aria-hidden":
-        return value == "true"
-    return _HIDDEN_STYLE.search(value) is not None
 
 
 def is_inside(element: etree._Element, ancestor: etree._Element) -> bool:

@@ -93,8 +93,9 @@ def punctuation_count(text: str) -> int:
 def block_score(
     block: Block, config: PunctuationConfig = PunctuationConfig(), marks: int | None = None
 ) -> float:
-    """A block's punctuation count, discounted by its link share; 0 for link-heavy text."""
-    if block.link_density > config.max_link_density:
+    """A block's punctuation count, discounted by its link share; 0 for link-heavy text and
+    for hidden blocks (tabs and menus a script shows: the method cannot judge them)."""
+    if block.hidden or block.link_density > config.max_link_density:
         return 0.0
     count = punctuation_count(block.text) if marks is None else marks
     return count * (1.0 - block.link_density)
@@ -115,7 +116,9 @@ def punctuation_density(
     main = max(kept_nodes, key=lambda node: node.score)
     if config.position_check:
         kept_nodes = _position_check(kept_nodes, main)
-    kept = tuple(sorted(index for node in kept_nodes for index in node.blocks))
+    kept = tuple(
+        sorted(i for node in kept_nodes for i in node.blocks if not page.blocks[i].hidden)
+    )
     total = sum(block_scores)
     confidence = sum(block_scores[i] for i in kept) / total if total else 0.0
     return MethodResult(METHOD_NAME, kept, confidence, _normalised(block_scores))

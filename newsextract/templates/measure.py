@@ -28,11 +28,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeVar
 
+from newsextract.evaluation.conventions import gold_opens_with_headline, with_headline
 from newsextract.evaluation.dataset import ManifestEntry, read_manifest
 from newsextract.evaluation.metric import Summary, score_page, summarise
 from newsextract.exceptions import NewsExtractError
 from newsextract.extraction import extract_article
 from newsextract.extraction.page import parse_page
+from newsextract.extraction.result import Article
 from newsextract.templates.config import TemplateConfig
 from newsextract.templates.site import SiteTemplates
 from newsextract.templates.sitemode import extract_site_mode
@@ -71,6 +73,7 @@ class _StoredRules:
     timed on the same page just before (interleaved, so that load on the machine falls on
     all alike). Each path falls back as the crawl does: full page model, then single mode."""
 
+    headline_first: bool = False  # bodies as the set's gold reads: the headline first
     light: dict[str, str] = field(default_factory=dict)  # entry id -> body
     full: dict[str, str] = field(default_factory=dict)
     trafilatura: dict[str, str] = field(default_factory=dict)
@@ -102,13 +105,20 @@ def _full_path(
     except NewsExtractError:
         return ""
     article = templates.extract(page) if templates is not None else None
-    return (article or extract_article(page)).body
+    return _text(article or extract_article(page), figures.headline_first)
 
 
-def _light_path(templates: SiteTemplates | None, html: bytes, url: str | None) -> str | None:
+def _light_path(
+    templates: SiteTemplates | None, html: bytes, url: str | None, headline_first: bool
+) -> str | None:
     """The light page of stored rules; None where the page falls back to the full path."""
     article = templates.extract_raw(html, url) if templates is not None else None
-    return article.body if article is not None else None
+    return _text(article, headline_first) if article is not None else None
+
+
+def _text(article: Article, headline_first: bool) -> str:
+    """The article's body, with the headline first when the set's gold opens with it."""
+    return with_headline(article.body, article.headline) if headline_first else article.body
 
 
 def _stored_rules(
@@ -117,12 +127,13 @@ def _stored_rules(
     config: TemplateConfig,
     traf: bool,
     repeat: int,
+    headline_first: bool = False,
 ) -> _StoredRules:
     """Rules learned on each group's pages (untimed), then applied from each page's bytes by
     fresh instances, as a later crawl would: no history of bodies, rules from the store.
     Each page is timed ``repeat`` times on each path in turn; its fastest run counts (on a
     shared machine, the others measure the neighbours' load)."""
-    figures = _StoredRules()
+    figures = _StoredRules(headline_first)
     groups: dict[str, list[ManifestEntry]] = {}
     for entry in entries:
         groups.setdefault(entry.group_key(group_by), []).append(entry)
@@ -185,11 +196,12 @@ def _time_full(
 def _light_or_full(
     templates: SiteTemplates | None, html: bytes, entry: ManifestEntry, figures: _StoredRules
 ) -> str:
-    body = _light_path(templates, html, entry.url)
+    body = _light_path(templates, html, entry.url, figures.headline_first)
     if body is not None:
         figures.by_rules.add(entry.id)
         return body
-    return _full_path(templates, html, entry.url, _StoredRules())  # not the full path's parse
+    untimed = _StoredRules(figures.headline_first)  # not the full path's parse
+    return _full_path(templates, html, entry.url, untimed)
 
 
 def _print_stored_rules(entries: Sequence[ManifestEntry], figures: _StoredRules) -> None:
@@ -266,13 +278,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     entries = list(read_manifest(args.manifest))
     sizes = Counter(e.group_key(args.group_by) for e in entries)
     entries = [e for e in entries if sizes[e.group_key(args.group_by)] >= args.min_group]
+    first = gold_opens_with_headline(args.manifest)
     outcomes, stats = extract_site_mode(entries, group_by=args.group_by, config=config)
-    print(_line("site mode", _summary(entries, [o.body for o in outcomes])))
+    site = [with_headline(o.body, o.headline) if first else o.body for o in outcomes]
+    print(_line("site mode", _summary(entries, site)))
     print(f"{'':<28} methods {dict(Counter(o.method for o in outcomes))}")
-    single = [extract_article(parse_page(e.read_html(), e.url)).body for e in entries]
+    single = [_text(extract_article(parse_page(e.read_html(), e.url)), first) for e in entries]
     print(_line("single mode", _summary(entries, single)))
     traf = not args.no_trafilatura
-    figures = _stored_rules(entries, args.group_by, config, traf, max(1, args.repeat))
+    repeat = max(1, args.repeat)
+    figures = _stored_rules(entries, args.group_by, config, traf, repeat, first)
     if figures.trafilatura:
         print(_line("trafilatura", _summary(entries, _ordered(entries, figures.trafilatura))))
     _print_stored_rules(entries, figures)

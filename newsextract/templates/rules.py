@@ -24,6 +24,7 @@ from functools import lru_cache
 from lxml import etree
 
 from newsextract.extraction.blocks import Block, normalise_text
+from newsextract.extraction.headline import strip_headline
 from newsextract.extraction.page import Page, StructuredData, is_inside
 from newsextract.extraction.result import Article
 from newsextract.templates.noise import MAX_NAMED_SHARE_DEFAULT, is_named_noise
@@ -500,10 +501,11 @@ def rule_article(
     names = (a.strip() for a in fields.get("authors", "").split(","))
     authors = tuple(a for a in names if a and not a.startswith(("http://", "https://")))
     learned_from = max(rule.pages, 1)
+    headline = fields.get("headline") or structured.meta.get("og:title", structured.title)
     return Article(
         url=url,
-        body=body,
-        headline=fields.get("headline") or structured.meta.get("og:title", structured.title),
+        body=strip_headline(body, headline),
+        headline=headline,
         canonical_url=structured.canonical,
         date_published=fields.get("datePublished", ""),
         date_published_raw=fields.get("datePublished", ""),

@@ -65,4 +65,5 @@ def rules_outcome(entry: ManifestEntry, templates: SiteTemplates | None) -> Page
     except Exception as error:  # one page's failure, whatever it is, must not end a long run
         seconds = time.perf_counter() - started
         return PageOutcome(entry, "", "failed", seconds, f"{type(error).__name__}: {error}")
-    return PageOutcome(entry, article.body, article.method, time.perf_counter() - started)
+    seconds = time.perf_counter() - started
+    return PageOutcome(entry, article.body, article.method, seconds, headline=article.headline)

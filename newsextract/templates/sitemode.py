@@ -245,4 +245,4 @@ def _outcome(answer: _Answers, combine_single: bool, trusted: bool) -> PageOutco
         chosen = combine(item.page, chosen, answer.single, answer.template, answer.region_start)
     if chosen is None:
         return PageOutcome(item.entry, "", "failed", seconds, answer.error)
-    return PageOutcome(item.entry, chosen.body, chosen.method, seconds)
+    return PageOutcome(item.entry, chosen.body, chosen.method, seconds, headline=chosen.headline)

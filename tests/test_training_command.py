@@ -1,4 +1,5 @@
-"""Training's held-out measures: site-grouped folds and ``newsextract train --folds K``."""
+"""``newsextract train``: the model it writes, and its held-out measures (the generalisation
+table of ``--holdout``, site-grouped folds of ``--folds K``)."""
 
 from __future__ import annotations
 
@@ -10,10 +11,13 @@ import numpy as np
 import pytest
 
 from newsextract.cli import main
-from newsextract.extraction import training
+from newsextract.evaluation.gold import Gold
 from newsextract.extraction.boosting import BoostingConfig
+from newsextract.extraction.classifier import ClassifierModel, first_stage_feature_names
 from newsextract.extraction.features import BlockTable
-from newsextract.extraction.training import PageSample, site_folds
+from newsextract.training import fit
+from newsextract.training.folds import site_folds
+from newsextract.training.samples import PageSample
 
 PARAGRAPH = (
     "The council voted on Tuesday to extend the night bus service through the winter, "
@@ -24,7 +28,9 @@ PARAGRAPH = (
 def _sample(dataset: str, domain: str, page_id: str) -> PageSample:
     empty = np.zeros(0)
     table = BlockTable.__new__(BlockTable)  # site_folds reads only dataset and domain
-    return PageSample(dataset, page_id, "en", domain, table, empty, empty, empty, (), "")
+    return PageSample(
+        dataset, page_id, "en", domain, table, empty, empty, empty, (), Gold("", "en")
+    )
 
 
 def test_site_folds_keep_a_site_whole_and_split_every_set_evenly() -> None:
@@ -42,6 +48,12 @@ def test_site_folds_keep_a_site_whole_and_split_every_set_evenly() -> None:
     assert sorted(news.values()) == [15, 15, 15]  # nine sites of five pages: three a fold
     assert max(mixed.values()) - min(mixed.values()) <= 1
     assert set(site_folds(samples, 2)) == {0, 1}
+
+
+def small_trees(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Small trees: the fixed cost of deep ones is not what these tests are about."""
+    monkeypatch.setattr(fit, "LAYOUT_TREES", BoostingConfig(trees=8, depth=3, seed=1))
+    monkeypatch.setattr(fit, "CONTEXT_TREES", BoostingConfig(trees=5, depth=2, seed=2))
 
 
 def _article(paragraphs: int) -> str:
@@ -71,8 +83,7 @@ def _tiny_set(folder: Path, sites: int, pages_a_site: int = 2) -> None:
 def test_train_folds_prints_every_set_and_writes_no_model(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.setattr(training, "LAYOUT_TREES", BoostingConfig(trees=8, depth=3, seed=1))
-    monkeypatch.setattr(training, "CONTEXT_TREES", BoostingConfig(trees=5, depth=2, seed=2))
+    small_trees(monkeypatch)
     _tiny_set(tmp_path / "data" / "first", 3)
     _tiny_set(tmp_path / "data" / "second", 2)
     out = tmp_path / "model.json"
@@ -89,8 +100,7 @@ def test_train_folds_prints_every_set_and_writes_no_model(
 def test_train_folds_site_mode_reads_each_site_with_the_model_that_never_saw_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.setattr(training, "LAYOUT_TREES", BoostingConfig(trees=8, depth=3, seed=1))
-    monkeypatch.setattr(training, "CONTEXT_TREES", BoostingConfig(trees=5, depth=2, seed=2))
+    small_trees(monkeypatch)
     _tiny_set(tmp_path / "data" / "dragnet", 2, pages_a_site=5)  # two sites of 5+ pages
     _tiny_set(tmp_path / "data" / "first", 3)  # no site-mode row in the table
     argv = ["train", "--data", str(tmp_path / "data"), "--sets", "dragnet,first"]
@@ -99,3 +109,51 @@ def test_train_folds_site_mode_reads_each_site_with_the_model_that_never_saw_it(
     assert "dragnet: site mode on unseen sites, pages 10 F1 " in printed
     assert "single mode on them " in printed
     assert "first: site mode" not in printed
+
+
+def test_train_command_is_reproducible(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    small_trees(monkeypatch)
+    _tiny_set(tmp_path / "data" / "tiny", 4)
+    outputs = [tmp_path / "a.json", tmp_path / "b.json"]
+    for out in outputs:
+        argv = ["train", "--data", str(tmp_path / "data"), "--sets", "tiny", "--out", str(out)]
+        assert main(argv) == 0
+    assert outputs[0].read_bytes() == outputs[1].read_bytes()
+    model = ClassifierModel.from_json(json.loads(outputs[0].read_text()))
+    assert model.feature_names == first_stage_feature_names()
+    assert "English" in model.stop_words.languages and "German" in model.stop_words.languages
+
+
+def test_train_command_refuses_missing_sets(tmp_path: Path) -> None:
+    assert main(["train", "--data", str(tmp_path), "--sets", "nothing"]) == 2
+
+
+def test_holdout_prints_the_generalisation_table_and_writes_no_model(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    small_trees(monkeypatch)
+    for name in ("dragnet", "second"):
+        _tiny_set(tmp_path / "data" / name, 3)
+    out = tmp_path / "model.json"
+    argv = [
+        "train",
+        "--data",
+        str(tmp_path / "data"),
+        "--sets",
+        "dragnet,second",
+        "--out",
+        str(out),
+    ]
+    assert main([*argv, "--holdout", "--cross-fit", "1"]) == 0
+    printed = capsys.readouterr().out
+    table = printed[printed.rindex("set ") :].splitlines()
+    assert table[0].split()[:5] == ["set", "pages", "left", "out", "by"]
+    dragnet = next(line for line in table if line.startswith("dragnet "))
+    assert dragnet.split()[1] == "6"  # pages
+    assert "readability 0.909" in dragnet and dragnet.endswith("0.919")  # reference, target
+    assert any(line.startswith("second ") for line in table)
+    assert not out.exists()
+    assert main([*argv, "--holdout", "second", "--cross-fit", "1"]) == 0
+    printed = capsys.readouterr().out
+    assert "dragnet " not in printed[printed.index("set ") :]
+    assert main([*argv, "--holdout", "nothing"]) == 2

@@ -15,23 +15,23 @@ product's answer (:func:`extract_article` with that model) is scored on the fold
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
+from newsextract.evaluation.conventions import HEADLINE_SETS, with_headline
 from newsextract.evaluation.dataset import ManifestEntry, read_manifest
-from newsextract.evaluation.metric import PageScore, score_page, summarise
+from newsextract.evaluation.metric import PageScore, SnippetScore, summarise_set
 from newsextract.exceptions import NewsExtractError
 from newsextract.extraction.classifier import ClassifierModel, default_model
 from newsextract.extraction.combiner import CombinerConfig, extract_article
 from newsextract.extraction.page import parse_page
-from newsextract.extraction.training import (
-    CROSS_FIT_FOLDS,
-    PageSample,
-    fit_model,
-    predict_sample,
-    site_folds,
-)
-from newsextract.templates.heldout import PageKey, fold_site_mode, site_mode_entries
+from newsextract.extraction.result import Article
+from newsextract.training.fit import FitConfig, fit_model, predict_sample
+from newsextract.training.folds import site_folds
+from newsextract.training.samples import PageSample
+from newsextract.training.sitemode import PageKey, fold_site_mode, site_mode_entries
+
+Score = PageScore | SnippetScore
 
 #: Three folds: each model still learns from two thirds of every set's sites, close to the
 #: shipped model's data, and a run takes three trainings.
@@ -44,10 +44,7 @@ class KFoldConfig:
 
     data: Path  # the development sets' folder: pages are re-read for the combined answer
     folds: int = FOLDS_DEFAULT
-    mode: str = "weighted"
-    layout_weight: float = 0.7
-    threshold: float = 0.5
-    cross_fit: int = CROSS_FIT_FOLDS
+    fit: FitConfig = field(default_factory=FitConfig)
     site_mode: bool = False  # also site mode (templates/heldout.py) on the fold's pages
 
 
@@ -55,9 +52,9 @@ class KFoldConfig:
 class _PageScores:
     """One page's scores: method E of the fold's model, its combined answer, the shipped one."""
 
-    alone: PageScore
-    combined: PageScore
-    shipped: PageScore
+    alone: Score
+    combined: Score
+    shipped: Score
 
 
 def kfold_scores(
@@ -75,14 +72,12 @@ def kfold_scores(
     site_bodies: dict[PageKey, str] = {}
     for fold in range(config.folds):
         train = [s for s, f in zip(samples, folds, strict=True) if f != fold]
-        model = fit_model(
-            train, config.mode, config.layout_weight, config.threshold, config.cross_fit
-        )
+        model = fit_model(train, config.fit)
         model = ClassifierModel.from_json(model.to_json())  # exactly what would ship
         for i, sample in enumerate(samples):
             if folds[i] == fold:
                 entry = entries[(sample.dataset, sample.page_id)]
-                per_page[i] = _score_page(model, shipped, sample, entry, config.threshold)
+                per_page[i] = _score_page(model, shipped, sample, entry, config.fit.threshold)
         if measured:
             mine = {
                 name: [e for e in members if fold_of.get((name, e.id)) == fold]
@@ -102,17 +97,17 @@ def _site_mode_summaries(
     site_bodies: dict[PageKey, str],
 ) -> dict[str, dict[str, float | int]]:
     """Per site-mode set: ``<set>+kfold-site`` and, on the same pages, ``<set>+kfold-single``."""
-    site: dict[str, list[PageScore]] = {}
-    single: dict[str, list[PageScore]] = {}
+    site: dict[str, list[Score]] = {}
+    single: dict[str, list[Score]] = {}
     for sample, scores in zip(samples, per_page, strict=True):
         body = site_bodies.get((sample.dataset, sample.page_id))
         if body is None or scores is None:
             continue
-        site.setdefault(sample.dataset, []).append(score_page(body, sample.gold, sample.lang))
+        site.setdefault(sample.dataset, []).append(sample.gold.score(body))
         single.setdefault(sample.dataset, []).append(scores.combined)
     results: dict[str, dict[str, float | int]] = {}
     for name in site:
-        mine, alone = summarise(site[name]), summarise(single[name])
+        mine, alone = summarise_set(site[name]), summarise_set(single[name])
         results[f"{name}+kfold-site"] = mine.as_dict()
         results[f"{name}+kfold-single"] = alone.as_dict()
         print(
@@ -142,21 +137,28 @@ def _score_page(
     alone = "\n".join(t for t, k in zip(sample.texts, keep, strict=True) if k)
     try:
         page = parse_page(entry.read_html(), url=entry.url)
-        combined = extract_article(page, CombinerConfig(model=model)).body
-        in_sample = extract_article(page, shipped).body
+        combined = _body(extract_article(page, CombinerConfig(model=model)), sample.dataset)
+        in_sample = _body(extract_article(page, shipped), sample.dataset)
     except NewsExtractError:
         combined = in_sample = ""
     return _PageScores(
-        score_page(alone, sample.gold, sample.lang),
-        score_page(combined, sample.gold, sample.lang),
-        score_page(in_sample, sample.gold, sample.lang),
+        sample.gold.score(alone),
+        sample.gold.score(combined),
+        sample.gold.score(in_sample),
     )
+
+
+def _body(article: Article, dataset: str) -> str:
+    """The body as the set's gold reads (the headline first, where it opens the gold)."""
+    if dataset in HEADLINE_SETS:
+        return with_headline(article.body, article.headline)
+    return article.body
 
 
 def _summaries(
     samples: Sequence[PageSample], scores: Sequence[_PageScores]
 ) -> dict[str, dict[str, float | int]]:
-    columns: dict[str, Callable[[_PageScores], PageScore]] = {
+    columns: dict[str, Callable[[_PageScores], Score]] = {
         "kfold": lambda s: s.combined,
         "kfold-E": lambda s: s.alone,
         "in-sample": lambda s: s.shipped,
@@ -165,7 +167,7 @@ def _summaries(
     for name in dict.fromkeys(s.dataset for s in samples):
         mine = [p for s, p in zip(samples, scores, strict=True) if s.dataset == name]
         for column, pick in columns.items():
-            results[f"{name}+{column}"] = summarise(pick(p) for p in mine).as_dict()
+            results[f"{name}+{column}"] = summarise_set(pick(p) for p in mine).as_dict()
         print(_line(name, results), flush=True)
     return results
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping, Sequence
 
+from newsextract.evaluation.conventions import HEADLINE_SETS, with_headline
 from newsextract.evaluation.dataset import ManifestEntry
 from newsextract.extraction.classifier import ClassifierModel
 from newsextract.extraction.combiner import CombinerConfig
@@ -53,5 +54,11 @@ def fold_site_mode(
     for name, members in measured.items():
         group_by = SITE_MODE_SETS[name][0]
         outcomes, _ = extract_site_mode(members, group_by=group_by, config=config)
-        bodies.update({(name, outcome.entry.id): outcome.body for outcome in outcomes})
+        first = name in HEADLINE_SETS
+        bodies.update(
+            {
+                (name, o.entry.id): with_headline(o.body, o.headline) if first else o.body
+                for o in outcomes
+            }
+        )
     return bodies

@@ -1,0 +1,121 @@
+"""The article as a region: runs of prose paragraphs, not independent block votes.
+
+An article's paragraphs follow each other under one container, with a few inserts between
+them (a subheading, a caption, a related link). A block that reads as prose (enough words,
+sentences, few links, the page's common words) and sits in such a run shares the run's
+fate: when the body holds most of a run, the run's prose paragraphs between the kept ones join
+it (not those after them: comments follow an article as a run of prose too); when the body
+holds almost nothing of the page's longest run, that run is the article. Whatever the
+classifier scores, a long run of prose never comes out empty.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from newsextract.extraction.features import BlockTable
+
+#: A prose paragraph has at least this many words (CJK: characters count as words) ...
+PROSE_MIN_WORDS_DEFAULT = 12
+#: ... this small a share of its characters in links ...
+PROSE_MAX_LINK_DENSITY_DEFAULT = 0.25
+#: ... and at least this share of its words among the page's common words (its stop words,
+#: or the words its running blocks share), when the page has any.
+PROSE_MIN_COMMON_DEFAULT = 0.15
+#: Blocks between two prose paragraphs of one run (subheadings, captions, inserts).
+RUN_GAP_DEFAULT = 3
+#: Two paragraphs are in one run when their nearest common container is at most this many
+#: levels above the deeper one.
+RUN_MAX_LEVELS_DEFAULT = 3
+#: A run counts when it has this many prose paragraphs and characters.
+RUN_MIN_PARAGRAPHS_DEFAULT = 3
+RUN_MIN_CHARS_DEFAULT = 600
+#: A run whose prose the body holds at least this share of is the article's: its other
+#: prose paragraphs are kept too.
+RUN_KEPT_SHARE_DEFAULT = 0.5
+#: A body with less than this share of the longest run's characters missed the article.
+MISSED_SHARE_DEFAULT = 0.25
+
+
+@dataclass(frozen=True)
+class RegionConfig:
+    min_words: int = PROSE_MIN_WORDS_DEFAULT
+    max_link_density: float = PROSE_MAX_LINK_DENSITY_DEFAULT
+    min_common: float = PROSE_MIN_COMMON_DEFAULT
+    gap: int = RUN_GAP_DEFAULT
+    max_levels: int = RUN_MAX_LEVELS_DEFAULT
+    min_paragraphs: int = RUN_MIN_PARAGRAPHS_DEFAULT
+    min_chars: int = RUN_MIN_CHARS_DEFAULT
+    kept_share: float = RUN_KEPT_SHARE_DEFAULT
+    missed_share: float = MISSED_SHARE_DEFAULT
+    fill_runs: bool = True  # keep the rest of a run the body mostly holds
+    rescue: bool = True  # keep the longest run when the body missed it
+
+
+@dataclass(frozen=True)
+class ProseRun:
+    """Prose paragraphs (block indexes, document order) that read as one stretch of text."""
+
+    paragraphs: tuple[int, ...]
+    chars: float
+
+
+def prose_paragraphs(table: BlockTable, common: np.ndarray, config: RegionConfig) -> np.ndarray:
+    """Which blocks read as prose; ``common`` is each block's share of common words."""
+    chars = np.maximum(table.chars, 1.0)
+    prose: np.ndarray = (
+        (table.words >= config.min_words)
+        & (table.link_chars / chars <= config.max_link_density)
+        & ((table.counts[:, 1] >= 1) | (table.words >= 3 * config.min_words))
+        & ((common >= config.min_common) | (common.max(initial=0.0) == 0.0))
+    )
+    return prose
+
+
+def prose_runs(table: BlockTable, prose: np.ndarray, config: RegionConfig) -> list[ProseRun]:
+    """The runs of prose paragraphs long enough to be an article's."""
+    runs: list[list[int]] = []
+    for index in np.flatnonzero(prose).tolist():
+        current = runs[-1] if runs else None
+        if (
+            current
+            and index - current[-1] <= config.gap + 1
+            and _near(table, current[-1], index, config)
+        ):
+            current.append(index)
+        else:
+            runs.append([index])
+    found = []
+    for members in runs:
+        chars = float(table.chars[members].sum())
+        if len(members) >= config.min_paragraphs and chars >= config.min_chars:
+            found.append(ProseRun(tuple(members), chars))
+    return found
+
+
+def _near(table: BlockTable, first: int, second: int, config: RegionConfig) -> bool:
+    """Whether two blocks share a container at most ``max_levels`` above each."""
+    above = set(table.ancestors[first, : config.max_levels + 1].tolist()) - {-1}
+    return any(e in above for e in table.ancestors[second, : config.max_levels + 1].tolist())
+
+
+def region_kept(
+    kept: tuple[int, ...], table: BlockTable, common: np.ndarray, config: RegionConfig
+) -> tuple[int, ...]:
+    """The kept blocks with the prose runs' verdicts applied."""
+    runs = prose_runs(table, prose_paragraphs(table, common, config), config)
+    if not runs:
+        return kept
+    chosen = set(kept)
+    body_chars = float(table.chars[list(kept)].sum()) if kept else 0.0
+    longest = max(runs, key=lambda run: run.chars)
+    if config.rescue and body_chars < config.missed_share * longest.chars:
+        chosen |= set(longest.paragraphs)
+    elif config.fill_runs:
+        for run in runs:
+            held = [i for i in run.paragraphs if i in chosen]
+            if held and float(table.chars[held].sum()) >= config.kept_share * run.chars:
+                chosen |= {i for i in run.paragraphs if held[0] < i < held[-1]}
+    return tuple(sorted(chosen))

@@ -1,0 +1,98 @@
+"""Stop-word evidence in any of a hundred languages, and in none.
+
+Running text is full of the short words a language cannot do without (the, und, de, 的);
+menus, teasers and bylines have few. The stop lists are the most frequent words of each
+language (jusText's lists, from Wikipedia, plus Chinese and Japanese characters from
+stopwords-iso), read from those packages when the model is trained and shipped inside it.
+A page's language is the one whose list covers most of its running text; each block's
+density of that list's words is then evidence that does not depend on having trained on
+the language.
+
+A page in a language no list knows still has words it repeats across its paragraphs:
+the page's own most widespread words play the stop words' part (``wording``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from functools import cached_property
+from itertools import repeat
+
+import numpy as np
+
+#: Blocks with fewer tokens than this are left out when the page's language is chosen and
+#: its own common words are counted (menus would otherwise vote).
+MIN_RUNNING_TOKENS_DEFAULT = 8
+#: A language is taken when its words are at least this share of the running tokens.
+MIN_LANGUAGE_SHARE_DEFAULT = 0.05
+#: The page's own common words: this many of the words found in the most running blocks ...
+OWN_COMMON_WORDS_DEFAULT = 30
+#: ... each found in at least this many of them.
+OWN_COMMON_MIN_BLOCKS_DEFAULT = 3
+
+
+@dataclass(frozen=True)
+class PageLanguage:
+    """The stop list that fits a page best, and how much of its running text it covers."""
+
+    index: int  # into StopWords.languages; -1 when none fits
+    share: float
+
+
+_NO_LANGUAGE = PageLanguage(-1, 0.0)
+
+
+@dataclass(frozen=True)
+class StopWords:
+    """Stop lists by language, as the model ships them (lower-cased, in frequency order)."""
+
+    lists: Mapping[str, Sequence[str]]
+
+    @cached_property
+    def languages(self) -> tuple[str, ...]:
+        return tuple(sorted(self.lists))
+
+    @cached_property
+    def sets(self) -> tuple[frozenset[str], ...]:
+        return tuple(frozenset(self.lists[name]) for name in self.languages)
+
+    @cached_property
+    def _word_index(self) -> dict[str, int]:
+        """Every stop word of any list, numbered (the rows of :attr:`_membership`)."""
+        words = dict.fromkeys(word for listed in self.sets for word in sorted(listed))
+        return {word: number for number, word in enumerate(words)}
+
+    @cached_property
+    def _membership(self) -> np.ndarray:
+        """(stop words, languages): 1 where a language's list has the word; a last row of 0
+        for the words of no list."""
+        table = np.zeros((len(self._word_index) + 1, len(self.languages)), dtype=np.uint8)
+        for column, listed in enumerate(self.sets):
+            table[[self._word_index[word] for word in listed], column] = 1
+        return table
+
+    def page_language(
+        self, words: Sequence[str], counts: Sequence[int], total: int
+    ) -> PageLanguage:
+        """The language whose stop words are the largest share of a page's ``total`` tokens
+        (``words``: the distinct ones, each found ``counts`` times).
+
+        >>> stops = StopWords({"en": ["the", "of"], "de": ["der", "die"]})
+        >>> stops.languages[stops.page_language(["the", "cat", "der"], [3, 4, 1], 8).index]
+        'en'
+        """
+        if not total or not self.lists:
+            return _NO_LANGUAGE
+        unknown = len(self._word_index)
+        rows = np.fromiter(map(self._word_index.get, words, repeat(unknown)), np.intp, len(words))
+        per_language = np.asarray(counts, dtype=np.float64) @ self._membership[rows]
+        best = int(np.argmax(per_language))
+        share = float(per_language[best]) / total
+        return PageLanguage(best, share) if share >= MIN_LANGUAGE_SHARE_DEFAULT else _NO_LANGUAGE
+
+    def to_json(self) -> dict[str, list[str]]:
+        return {name: list(self.lists[name]) for name in self.languages}
+
+
+NO_STOP_WORDS = StopWords({})

@@ -1,0 +1,98 @@
+"""How each block is worded, in terms that hold in any language (method E's layout stage).
+
+Stop-word density (the page's language found from a hundred stop lists), the density of the
+page's own most widespread words (its stop words, whatever its language), and the same two
+over a window of blocks, so that a run of paragraphs is seen as one; then the shape of the
+words and sentences: mean word length and words per sentence.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from newsextract.extraction.features import BlockTable, window_sum
+from newsextract.extraction.stopwords import (
+    MIN_RUNNING_TOKENS_DEFAULT,
+    OWN_COMMON_MIN_BLOCKS_DEFAULT,
+    OWN_COMMON_WORDS_DEFAULT,
+    StopWords,
+)
+
+#: Blocks on each side of a block that its window densities read.
+WINDOW_HALF_DEFAULT = 3
+
+WORDING_FEATURE_NAMES = (
+    "stop_density",
+    "stop_window",
+    "page_stop_share",
+    "own_density",
+    "own_window",
+    "log_token_chars",
+    "log_words_per_sentence",
+)
+
+
+def wording_features(table: BlockTable, stops: StopWords) -> np.ndarray:
+    """One row a block, columns as :data:`WORDING_FEATURE_NAMES`."""
+    n = len(table.chars)
+    columns = np.zeros((n, len(WORDING_FEATURE_NAMES)))
+    if n == 0 or not table.tokens:
+        return columns
+    sizes = np.bincount(table.token_block, minlength=n).astype(float)
+    ids, vocabulary = _word_ids(table.tokens)
+    running = sizes[table.token_block] >= MIN_RUNNING_TOKENS_DEFAULT
+    stop_flags, share = _stop_flags(stops, vocabulary, ids, running)
+    own_flags = _own_common_flags(ids, table.token_block, running, len(vocabulary), n)
+    for column, flags in ((0, stop_flags), (3, own_flags)):
+        hits = np.bincount(table.token_block, flags.astype(float), minlength=n)
+        columns[:, column] = hits / np.maximum(sizes, 1.0)
+        window_hits, window_sizes = window_sum(np.stack([hits, sizes]), WINDOW_HALF_DEFAULT)
+        columns[:, column + 1] = window_hits / np.maximum(window_sizes, 1.0)
+    columns[:, 2] = share
+    token_chars = np.bincount(table.token_block, _token_lengths(table.tokens), minlength=n)
+    columns[:, 5] = np.log1p(token_chars / np.maximum(sizes, 1.0))
+    columns[:, 6] = np.log1p(table.words / np.maximum(table.counts[:, 1], 1.0))
+    return columns
+
+
+def _word_ids(tokens: tuple[str, ...]) -> tuple[np.ndarray, list[str]]:
+    """Each token's number among the page's distinct words, and those words in order."""
+    vocabulary = list(dict.fromkeys(tokens))
+    index = dict(zip(vocabulary, range(len(vocabulary)), strict=True))
+    ids = np.fromiter(map(index.__getitem__, tokens), np.int64, len(tokens))
+    return ids, vocabulary
+
+
+def _stop_flags(
+    stops: StopWords, vocabulary: list[str], ids: np.ndarray, running: np.ndarray
+) -> tuple[np.ndarray, float]:
+    """Which tokens are stop words of the page's language, and that language's share of the
+    running text (0 when no list fits)."""
+    counts = np.bincount(ids[running], minlength=len(vocabulary))
+    seen = np.flatnonzero(counts)
+    language = stops.page_language(
+        [vocabulary[i] for i in seen.tolist()], counts[seen].tolist(), int(counts.sum())
+    )
+    if language.index < 0:
+        return np.zeros(len(ids), dtype=bool), 0.0
+    words = stops.sets[language.index]
+    known = np.fromiter(map(words.__contains__, vocabulary), bool, len(vocabulary))
+    return known[ids], language.share
+
+
+def _own_common_flags(
+    ids: np.ndarray, token_block: np.ndarray, running: np.ndarray, words: int, blocks: int
+) -> np.ndarray:
+    """Which tokens are among the words found in the most running blocks."""
+    pairs = np.unique(ids[running] * blocks + token_block[running])
+    spread = np.bincount(pairs // blocks, minlength=words)
+    order = np.argsort(-spread, kind="stable")[:OWN_COMMON_WORDS_DEFAULT]
+    common = order[spread[order] >= OWN_COMMON_MIN_BLOCKS_DEFAULT]
+    flags = np.zeros(words, dtype=bool)
+    flags[common] = True
+    result: np.ndarray = flags[ids]
+    return result
+
+
+def _token_lengths(tokens: tuple[str, ...]) -> np.ndarray:
+    return np.fromiter(map(len, tokens), float, len(tokens))
