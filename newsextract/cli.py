@@ -1,33 +1,98 @@
-"""The ``newsextract`` command: extraction, evaluation, templates and the offline demo."""
+"""The ``newsextract`` command: extraction, evaluation, templates and the offline demo.
+
+Each command module has ``add_arguments(parser)`` and ``run(args)``, and ``DESCRIPTION`` and
+``EPILOG`` (examples) for its ``--help``, written for users: plain text, no Sphinx markup,
+nothing outside the project. A module without them gets its docstring, markup removed.
+"""
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import importlib.metadata
+import os
+import re
 import sys
 from collections.abc import Sequence
 
-# command name -> (module, help); each module has ``add_arguments(parser)`` and ``run(args)``.
-# Only the chosen command's module is imported, so one command's dependencies never slow another.
+DESCRIPTION = """\
+Extract news articles from saved pages, score extraction against gold text, learn and apply
+a site's extraction rules, train the block classifier, or watch a whole crawl offline. Sites
+are crawled with Scrapy: scrapy crawl SPIDER (see the README)."""
+
+EPILOG = """\
+examples:
+  newsextract extract page.html
+  newsextract batch saved-pages/ --out out/
+  newsextract demo
+
+newsextract COMMAND --help shows a command's options."""
+
+# command name -> (module, help). Only the chosen command's module is imported, so one
+# command's dependencies never slow another.
 COMMANDS: dict[str, tuple[str, str]] = {
-    "extract": ("newsextract.evaluation.extract_command", "extract one page's article"),
-    "batch": ("newsextract.evaluation.batch_command", "extract every page of a manifest"),
+    "extract": ("newsextract.evaluation.extract_command", "extract one saved page's article"),
+    "batch": ("newsextract.evaluation.batch_command", "extract many saved pages into records"),
     "eval": ("newsextract.evaluation.eval_command", "score extraction against gold text"),
     "train": ("newsextract.training.command", "train the block classifier (method E)"),
     "induce": ("newsextract.templates.induce_command", "learn extraction rules from pages"),
     "apply": ("newsextract.templates.apply_command", "apply saved rules to a page"),
     "demo": ("newsextract.demo", "crawl a bundled site served on 127.0.0.1, offline"),
 }
+#: The exit status of a command stopped by Ctrl-C (128 + SIGINT, as a shell reports it).
+EXIT_INTERRUPTED = 130
+
+
+class HelpFormatter(argparse.RawDescriptionHelpFormatter, argparse.ArgumentDefaultsHelpFormatter):
+    """Descriptions and examples laid out as written, and every option's default, unless
+    its help already names it or there is none to show (a flag, an option left unset)."""
+
+    def _get_help_string(self, action: argparse.Action) -> str:
+        text = action.help or ""
+        default = action.default
+        if (
+            "default" in text
+            or not action.option_strings
+            or default is None
+            or default is False
+            or default == argparse.SUPPRESS
+        ):
+            return text
+        return f"{text} (default: %(default)s)"
+
+
+_ROLE = re.compile(r":[a-z]+:`~?([^`<]+?)(?:\s*<[^>]*>)?`")
+_LITERAL = re.compile(r"``(.+?)``")
+
+
+def plain(text: str) -> str:
+    """Docstring text as a user reads it: Sphinx roles and literals become plain words.
+
+    >>> plain("Runs ``scrapy crawl`` (:mod:`newsextract.demo`).")
+    'Runs scrapy crawl (newsextract.demo).'
+    """
+    return _LITERAL.sub(r"\1", _ROLE.sub(r"\1", text)).strip()
+
+
+def version() -> str:
+    try:
+        return importlib.metadata.version("newsextract")
+    except importlib.metadata.PackageNotFoundError:
+        return "(not installed)"
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="newsextract", description=__doc__)
+    parser = argparse.ArgumentParser(
+        prog="newsextract", description=DESCRIPTION, epilog=EPILOG, formatter_class=HelpFormatter
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {version()}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name, (module_name, help_text) in COMMANDS.items():
-        sub = commands.add_parser(name, help=help_text)
+        sub = commands.add_parser(name, help=help_text, formatter_class=HelpFormatter)
         if name == command:
             module = importlib.import_module(module_name)
-            sub.description = module.__doc__
+            sub.description = getattr(module, "DESCRIPTION", None) or plain(module.__doc__ or "")
+            sub.epilog = getattr(module, "EPILOG", None)
             module.add_arguments(sub)
             sub.set_defaults(run=module.run)
     return parser
@@ -36,9 +101,29 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     arguments = list(sys.argv[1:] if argv is None else argv)
     command = next((arg for arg in arguments if not arg.startswith("-")), None)
-    args = build_parser(command).parse_args(arguments)
-    code: int = args.run(args)
+    try:
+        parser = build_parser(command)
+        if not arguments:
+            parser.print_help()
+            return 0
+        args = parser.parse_args(arguments)
+        code: int = args.run(args)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        return _reader_went_away()
+    except KeyboardInterrupt:
+        print(f"newsextract {command or ''}: interrupted".replace(" :", ":"), file=sys.stderr)
+        return EXIT_INTERRUPTED
     return code
+
+
+def _reader_went_away() -> int:
+    """The reader of standard output went away (``newsextract extract page.html | head``):
+    end quietly. Standard output is pointed at devnull so that Python's own flush at exit
+    does not fail again (the recipe of the Python documentation, ``signal`` module notes)."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    return 1
 
 
 if __name__ == "__main__":

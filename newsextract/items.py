@@ -1,14 +1,55 @@
 """Scrapy items: a fetched page on its way through the pipeline, an article, a failure.
 
-Article fields follow schema.org ``Article`` names, as Zyte's article item does.
+Article fields follow schema.org ``Article`` names, as Zyte's article item does. A field the
+page did not give is ``null`` in the exported record, never ``""``: every Scrapy exporter
+(the feeds, ``newsextract batch``) applies the fields' ``serializer``.
+
+An item's repr names the page, never its content: Scrapy logs the repr of every dropped item,
+and a page body of several megabytes in a log line helps nobody.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 from newsextract.extraction.page import Page
+
+
+def null_if_empty(value: Any) -> Any:
+    """A missing value as a record writes it: ``null``, not an empty string.
+
+    >>> null_if_empty(""), null_if_empty("en")
+    (None, 'en')
+    """
+    return None if value == "" else value
+
+
+def nulls_if_empty(values: dict[str, Any]) -> dict[str, Any]:
+    """:func:`null_if_empty` for each value of a nested record (``extraction``)."""
+    return {key: null_if_empty(value) for key, value in values.items()}
+
+
+#: The metadata of a record field the page may not give: written as ``null`` when empty.
+OPTIONAL = {"serializer": null_if_empty}
+
+
+#: Fields that hold a page's content, left out of an item's repr.
+CONTENT_FIELDS = frozenset({"body", "page", "articleBody"})
+
+
+def short_repr(item: object) -> str:
+    """``PageItem(url='...', status=200, ..., body=<8388608 bytes>)``: the item without its
+    content, whose size alone is shown."""
+    parts = []
+    for item_field in fields(item):  # type: ignore[arg-type]
+        value = getattr(item, item_field.name)
+        if item_field.name not in CONTENT_FIELDS:
+            parts.append(f"{item_field.name}={value!r}")
+        elif isinstance(value, bytes | str):
+            unit = "bytes" if isinstance(value, bytes) else "characters"
+            parts.append(f"{item_field.name}=<{len(value)} {unit}>")
+    return f"{type(item).__name__}({', '.join(parts)})"
 
 
 @dataclass
@@ -26,20 +67,27 @@ class PageItem:
     group: str = ""  # the page kind within the site (URL pattern), set by the grouping stage
     page: Page | None = field(default=None, repr=False, compare=False)  # parsed once, then shared
 
+    __repr__ = short_repr
+
 
 @dataclass
 class ArticleItem:
-    url: str
-    canonicalUrl: str
-    headline: str
+    url: str = field(metadata=OPTIONAL)  # empty only for a saved page read without its URL
+    canonicalUrl: str = field(metadata=OPTIONAL)
+    headline: str = field(metadata=OPTIONAL)
     articleBody: str
-    datePublished: str
-    datePublishedRaw: str
+    datePublished: str = field(metadata=OPTIONAL)
+    datePublishedRaw: str = field(metadata=OPTIONAL)
     authors: list[str]
-    inLanguage: str
-    site: str
-    fetchedAt: str
-    extraction: dict[str, Any] = field(default_factory=dict)  # method, ruleVersion, confidence
+    inLanguage: str = field(metadata=OPTIONAL)
+    site: str = field(metadata=OPTIONAL)
+    fetchedAt: str = field(metadata=OPTIONAL)
+    #: method, ruleVersion, confidence
+    extraction: dict[str, Any] = field(
+        default_factory=dict, metadata={"serializer": nulls_if_empty}
+    )
+
+    __repr__ = short_repr
 
 
 @dataclass

@@ -9,16 +9,22 @@ Override any of them on the command line (``-s NAME=VALUE``). The project's own 
     The directory of the state store (``state.sqlite3``) and learned rules; default
     ``./data``, or the environment variable of the same name.
 ``NEWSEXTRACT_STATE``
-    ``off`` forgets nothing and remembers nothing: every run fetches everything.
+    ``off`` forgets nothing and remembers nothing: every run fetches everything. A store
+    that is locked, read-only or damaged stops the crawl, with its name, before any request.
 ``NEWSEXTRACT_FAILURES``, ``NEWSEXTRACT_LISTINGS``
-    JSON-lines files (appended to; ``%(name)s`` and ``%(time)s`` are filled in) for the
-    failure records and the listing records. Failures go to
+    JSON-lines files (appended to; ``%(name)s``, ``%(time)s`` and other spider attributes
+    are filled in as in FEEDS, ``%%`` is a ``%``, any other ``%`` is refused at the start)
+    for the failure records and the listing records. Failures go to
     ``<NEWSEXTRACT_DATA_DIR>/failures/<spider>.jsonl`` unless set (``none``: log only).
 ``NEWSEXTRACT_MAX_MISSES``
     Consecutive missing ids after which the ``idrange`` spider stops.
 ``NEWSEXTRACT_EXTRACTION_ENABLED``
     False leaves single-page extraction out (pages the template stage does not answer
     are then dropped as failures of stage "pipeline").
+
+``scrapy crawl`` (the project's, :mod:`newsextract.commands.crawl`) exits 2 for a bad
+argument, and 1 when the crawl could not start or did not complete: a feed not written or
+not stored, a state store or a failures file that could not be used.
 
 For development, ``-s HTTPCACHE_ENABLED=1`` keeps every response under ``.scrapy/httpcache``
 and replays it on the next run, so extraction can be reworked without refetching.
@@ -33,6 +39,7 @@ from newsextract.spiders.base import user_agent
 BOT_NAME = "newsextract"
 SPIDER_MODULES = ["newsextract.spiders"]
 NEWSPIDER_MODULE = "newsextract.spiders"
+COMMANDS_MODULE = "newsextract.commands"  # crawl: arguments checked first, exit 1 if incomplete
 
 NEWSEXTRACT_CONTACT = os.environ.get("NEWSEXTRACT_CONTACT", "")
 USER_AGENT = user_agent(NEWSEXTRACT_CONTACT)
@@ -76,6 +83,8 @@ ITEM_PIPELINES = {
 EXTENSIONS = {
     "newsextract.extensions.failures.FailureLog": 100,
     "newsextract.extensions.listings.ListingLog": 100,
+    # After Scrapy's FeedExporter (0): it tells the harvest stage which articles a feed holds.
+    "newsextract.extensions.feeds.FeedWatch": 100,
 }
 FEED_EXPORTERS = {"xml": "newsextract.exporters.SafeXmlItemExporter"}
 FEED_STORAGES = {
@@ -87,4 +96,7 @@ FEED_EXPORT_ENCODING = "utf-8"
 TWISTED_REACTOR = "twisted.internet.asyncioreactor.AsyncioSelectorReactor"
 # REQUEST_FINGERPRINTER_IMPLEMENTATION is not set: Scrapy 2.13+ has only the current one.
 TELNETCONSOLE_ENABLED = False  # a nightly job needs no open console port
+# Scrapy's RemoteControl runs Python code sent to it over HTTP, on in every crawl by default:
+# a nightly job needs no such door either.
+REMOTE_CONTROL_ENABLED = False
 LOG_LEVEL = "INFO"

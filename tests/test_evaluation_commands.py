@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import gzip
 import json
 import sys
@@ -16,7 +17,9 @@ from newsextract.evaluation import runner
 from newsextract.evaluation.dataset import ManifestEntry, read_manifest
 from newsextract.evaluation.metric import score_page, summarise
 from newsextract.evaluation.outcome import PageOutcome
+from newsextract.exceptions import PageTooComplexError
 from newsextract.extraction import Article
+from newsextract.items import ArticleItem
 
 ARTICLE = (
     "<html><head><title>Budget passes</title></head><body>"
@@ -74,8 +77,9 @@ def test_batch_single_writes_one_file_per_page_and_records_failures(
     for gold in (tmp_path / "data" / "text").iterdir():
         gold.unlink()  # batch never reads gold text
     out = tmp_path / "out"
-    assert main(["batch", str(manifest), "--out", str(out), "--mode", "single"]) == 0
+    assert main(["batch", str(manifest), "--out", str(out), "--mode", "single"]) == 1  # 2 failed
     assert sorted(p.name for p in out.iterdir()) == [
+        "_articles.jsonl",
         "_d.txt",
         "_errors.jsonl",
         "a.txt",
@@ -126,17 +130,17 @@ def fake_site_mode(calls: list[dict[str, Any]]) -> Any:
     return extract_site_mode
 
 
-@pytest.mark.parametrize(("mode", "learn"), [("site", True)])  # rules: test_templates_rulesmode
-def test_batch_site_and_rules_modes_delegate_to_the_template_stage(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, mode: str, learn: bool
+def test_batch_site_mode_hands_each_site_to_the_template_stage(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """One site at a time (rules mode: test_evaluation_batch, test_templates_rulesmode)."""
     calls: list[dict[str, Any]] = []
     monkeypatch.setattr("newsextract.templates.sitemode.extract_site_mode", fake_site_mode(calls))
     manifest = build_manifest(tmp_path / "data")
     out, rules = tmp_path / "out", tmp_path / "rules"
-    argv = ["batch", str(manifest), "--out", str(out), "--mode", mode, "--group-by", "site"]
+    argv = ["batch", str(manifest), "--out", str(out), "--mode", "site", "--group-by", "domain"]
     assert main([*argv, "--rules-dir", str(rules)]) == 0
-    assert calls == [{"group_by": "site", "rules_dir": rules, "learn": learn}]
+    assert calls == [{"group_by": "domain", "rules_dir": rules, "learn": True}] * 2  # 2 domains
     assert (out / "c.txt").read_text(encoding="utf-8") == GOLD
 
 
@@ -204,8 +208,45 @@ def test_extract_prints_the_body_or_the_json_record(
     assert record["articleBody"] == "Body line"
     assert record["headline"] == "Budget passes"
     assert record["inLanguage"] == "en"
-    assert set(record["extraction"]) == {"method", "ruleVersion", "confidence", "keptBlocks"}
+    assert set(record["extraction"]) == {"method", "ruleVersion", "confidence"}
     assert seen == ["http://example.org/a", None]
+
+
+def test_extract_json_is_the_record_a_crawl_writes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr(
+        "newsextract.evaluation.extract_command.extract_article",
+        lambda page: Article(url=page.url, body="Body line", headline="Budget passes"),
+    )
+    page = tmp_path / "page.html"
+    page.write_text(ARTICLE, encoding="utf-8")
+    assert main(["extract", str(page), "--url", "https://example.org/a", "--json"]) == 0
+    record = json.loads(capsys.readouterr().out)
+    assert list(record) == [f.name for f in dataclasses.fields(ArticleItem)]
+    assert (record["url"], record["site"]) == ("https://example.org/a", "example.org")
+    # what the page did not give is null, not ""
+    assert record["canonicalUrl"] is None and record["datePublished"] is None
+    assert record["inLanguage"] is None and record["fetchedAt"] is None
+    assert record["extraction"]["ruleVersion"] is None
+    assert main(["extract", str(page), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["url"] is None
+
+
+def test_extract_reports_a_page_too_complex_to_parse(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def bomb(*args: Any) -> Any:
+        raise PageTooComplexError("tags", 3_000_000, 1_000_000)
+
+    monkeypatch.setattr("newsextract.evaluation.extract_command.parse_page", bomb)
+    page = tmp_path / "bomb.html"
+    page.write_text(ARTICLE, encoding="utf-8")
+    assert main(["extract", str(page)]) == 1
+    err = capsys.readouterr().err
+    assert err == f"newsextract extract: {page}: page too complex: 3,000,000 tags, " + (
+        "more than the limit of 1,000,000\n"
+    )
 
 
 def test_extract_errors_are_reported_not_raised(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import json
 from pathlib import Path
 
 import pytest
@@ -10,10 +11,20 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from lxml import etree
 from scrapy import Spider
+from scrapy.exceptions import DropItem
 from scrapy.exporters import JsonLinesItemExporter, XmlItemExporter
+from scrapy.http import Response
+from scrapy.logformatter import LogFormatter
 
-from newsextract.exporters import FlushedFileFeedStorage, SafeXmlItemExporter, xml_name, xml_text
-from newsextract.items import ArticleItem
+from newsextract.exporters import (
+    FlushedFileFeedStorage,
+    RecordFile,
+    SafeXmlItemExporter,
+    record_dict,
+    xml_name,
+    xml_text,
+)
+from newsextract.items import ArticleItem, PageItem
 
 HOSTILE = "Vertical\x0btab, form\x0cfeed, nul\x00, escape\x1b, BOM-ish\ufffe, <tag> & 'quotes'"
 
@@ -111,3 +122,40 @@ def test_any_text_exports_to_xml_that_parses(body: str, authors: list[str]) -> N
     assert parsed is not None
     expected = xml_text(body).replace("\r\n", "\n").replace("\r", "\n")
     assert (parsed.findtext("articleBody") or "") == expected
+
+
+def test_a_missing_field_is_null_in_every_record_format(tmp_path: Path) -> None:
+    item = article("Body")  # canonicalUrl "": the page named none
+    item.datePublished = item.datePublishedRaw = item.inLanguage = ""
+    item.extraction = {"method": "single", "ruleVersion": "", "confidence": 0.8}
+    buffer = io.BytesIO()
+    JsonLinesItemExporter(buffer).export_item(item)  # as the feeds write -O out.jsonl
+    record = json.loads(buffer.getvalue())
+    assert record["canonicalUrl"] is None and record["datePublished"] is None
+    assert record["datePublishedRaw"] is None and record["inLanguage"] is None
+    assert record["extraction"] == {"method": "single", "ruleVersion": None, "confidence": 0.8}
+    assert record["headline"] == "Head\x08line" and record["authors"] == [
+        "A. Writer",
+        "B\x01. Writer",
+    ]
+    assert record_dict(item) == record
+    path = tmp_path / "records.xml"
+    records = RecordFile(path, "xml")
+    records.write(item)
+    records.close()
+    parsed = etree.parse(str(path)).getroot().find("item")
+    assert parsed is not None and parsed.findtext("canonicalUrl") == ""
+
+
+def test_an_items_repr_leaves_the_page_out() -> None:
+    body = b"<html><body>" + b"<p>page text</p>" * 500_000 + b"</body></html>"  # 8 MB
+    page = PageItem("http://127.0.0.1/a.html", body, "text/html", 200, "127.0.0.1", "t")
+    shown = repr(page)
+    assert len(shown) < 300 and b"page text".decode() not in shown
+    assert f"body=<{len(body)} bytes>" in shown and "http://127.0.0.1/a.html" in shown
+    # what Scrapy logs for a dropped page
+    drop = DropItem("no main text", log_level="WARNING")
+    message = LogFormatter().dropped(page, drop, Response(page.url), None)  # type: ignore[arg-type]
+    assert len(message["msg"] % message["args"]) < 400
+    item = article("A long article body. " * 10_000)
+    assert "long article body" not in repr(item) and "articleBody=<210000 characters>" in repr(item)

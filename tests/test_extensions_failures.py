@@ -1,8 +1,11 @@
-"""The failure log and the listing log: every lost URL a record, every record counted."""
+"""The failure log and the listing log: every lost URL a record, every record counted; a
+failure without a response still a record, a body cut at DOWNLOAD_MAXSIZE a size limit, and
+a failures file that cannot be written refused before the crawl starts."""
 
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -10,6 +13,7 @@ import pytest
 from scrapy import Spider, signals
 from scrapy.exceptions import (
     CannotResolveHostError,
+    CloseSpider,
     DownloadCancelledError,
     DownloadConnectionRefusedError,
     DownloadTimeoutError,
@@ -23,11 +27,14 @@ from twisted.internet.error import DNSLookupError, TimeoutError
 from twisted.python.failure import Failure
 
 from newsextract.extensions.failures import (
+    STAGES,
     FailureLog,
     describe_failure,
     failure_recorded,
 )
+from newsextract.extensions.jsonl import RecordPathError
 from newsextract.extensions.listings import ListingLog, listing_fetched
+from newsextract.extensions.outcome import FATAL_REASON, FATAL_STAT
 from newsextract.items import ArticleItem, FailureItem, ListingItem, PageItem
 from newsextract.pipelines import DropPage
 
@@ -225,3 +232,153 @@ def test_a_reason_does_not_repeat_itself() -> None:
         "DNS lookup failed: no results for hostname lookup: a.jp."
     )
     assert describe_failure(failure_of(DownloadTimeoutError(""))).reason == "timeout"
+
+
+# --- failures without a response; bodies cut at DOWNLOAD_MAXSIZE; the file's template -------
+
+
+def test_a_spider_error_without_a_response_is_a_record_with_the_request_url(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "failures.jsonl"
+    log, crawler, spider = make_log(tmp_path, NEWSEXTRACT_FAILURES=str(path))
+    failure = failure_of(DNSLookupError("nowhere.invalid"))
+    failure.request = Request(URL, meta={"redirect_urls": ["http://127.0.0.1:8000/old"]})  # type: ignore[attr-defined]
+    results = crawler.signals.send_catch_log(
+        signals.spider_error, failure=failure, response=None, spider=spider
+    )
+    crawler.signals.send_catch_log(signals.spider_closed, spider=spider, reason="finished")
+    assert [result for _, result in results if isinstance(result, Failure)] == []
+    (record,) = read(path)
+    assert (record["url"], record["stage"], record["status"]) == (
+        "http://127.0.0.1:8000/old",
+        "spider",
+        None,
+    )
+    assert "DNSLookupError" in record["reason"]
+    assert crawler.stats.get_value(FATAL_STAT) is None  # one request failed, not the crawl
+
+
+def test_an_error_in_the_start_requests_is_recorded_and_stops_the_crawl(tmp_path: Path) -> None:
+    path = tmp_path / "failures.jsonl"
+    log, crawler, spider = make_log(tmp_path, NEWSEXTRACT_FAILURES=str(path))
+    crawler.signals.send_catch_log(
+        signals.spider_error,
+        failure=failure_of(AttributeError("'Spider' object has no attribute 'parse_v0'")),
+        response=None,
+        spider=spider,
+    )
+    crawler.signals.send_catch_log(signals.spider_closed, spider=spider, reason="finished")
+    (record,) = read(path)
+    assert (record["url"], record["stage"]) == ("", "spider")
+    assert "parse_v0" in str(crawler.stats.get_value(FATAL_STAT))
+
+
+def test_a_body_cut_at_the_max_size_without_a_length_is_a_size_limit(tmp_path: Path) -> None:
+    """Scrapy's HTTP/1.1 handler cancels such a download: the errback sees a bare
+    DownloadCancelledError, with no words to tell it from any other cancellation."""
+    log, crawler, spider = make_log(tmp_path, DOWNLOAD_MAXSIZE=10_000)
+    request = Request(URL)
+    for _ in range(3):
+        crawler.signals.send_catch_log(
+            signals.bytes_received, data=b"x" * 4096, request=request, spider=spider
+        )
+    failure = failure_of(DownloadCancelledError(""))
+    failure.request = request  # type: ignore[attr-defined]
+    reason = describe_failure(failure)
+    assert reason.stage == "size-limit"
+    assert "DOWNLOAD_MAXSIZE (10000 bytes)" in reason.reason
+    crawler.signals.send_catch_log(signals.spider_closed, spider=spider, reason="finished")
+
+
+def test_a_cancelled_download_under_the_max_size_stays_a_download_failure(
+    tmp_path: Path,
+) -> None:
+    log, crawler, spider = make_log(tmp_path, DOWNLOAD_MAXSIZE=10_000)
+    request = Request(URL, meta={"download_maxsize": 0})  # no limit for this one
+    crawler.signals.send_catch_log(
+        signals.bytes_received, data=b"x" * 20_000, request=request, spider=spider
+    )
+    small = Request(URL)
+    crawler.signals.send_catch_log(
+        signals.bytes_received, data=b"x" * 9_000, request=small, spider=spider
+    )
+    for cancelled in (request, small):
+        failure = failure_of(DownloadCancelledError(""))
+        failure.request = cancelled  # type: ignore[attr-defined]
+        assert describe_failure(failure).stage == "download"
+    crawler.signals.send_catch_log(signals.spider_closed, spider=spider, reason="finished")
+
+
+@pytest.mark.parametrize(
+    ("template", "expected"),
+    [
+        ("out/%(name)s-failures.jsonl", "out/news-failures.jsonl"),
+        ("out/%(site_name)s.jsonl", "out/127.0.0.1.jsonl"),
+        ("out/100%%-%(name)s.jsonl", "out/100%-news.jsonl"),
+    ],
+)
+def test_the_failure_file_takes_the_feed_placeholders(
+    tmp_path: Path, template: str, expected: str
+) -> None:
+    log, crawler, spider = make_log(tmp_path, NEWSEXTRACT_FAILURES=str(tmp_path / template))
+    crawler.signals.send_catch_log(failure_recorded, failure=FailureItem(URL, "http", "x", 500))
+    crawler.signals.send_catch_log(signals.spider_closed, spider=spider, reason="finished")
+    assert [r["url"] for r in read(tmp_path / expected)] == [URL]
+
+
+def test_the_time_placeholder_names_the_crawl_start(tmp_path: Path) -> None:
+    log, crawler, spider = make_log(tmp_path, NEWSEXTRACT_FAILURES=str(tmp_path / "%(time)s.jsonl"))
+    crawler.signals.send_catch_log(failure_recorded, failure=FailureItem(URL, "http", "x", 500))
+    crawler.signals.send_catch_log(signals.spider_closed, spider=spider, reason="finished")
+    (written,) = tmp_path.glob("*.jsonl")
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d\.jsonl", written.name)
+
+
+@pytest.mark.parametrize(
+    ("template", "words"),
+    [
+        ("failures-100%.jsonl", "is not a placeholder: write %% for a literal %"),
+        ("failures-%s.jsonl", "is not a placeholder"),
+        ("failures-%(nope)s.jsonl", "no value for %(nope)s"),
+        ("failures-%(name)d.jsonl", "NEWSEXTRACT_FAILURES="),
+    ],
+)
+def test_a_template_the_log_cannot_fill_is_refused_before_the_crawl(
+    tmp_path: Path, template: str, words: str
+) -> None:
+    crawler = get_crawler(Spider, {**QUIET, "NEWSEXTRACT_FAILURES": str(tmp_path / template)})
+    crawler.spider = Spider("news")  # made before the extensions, as in a crawl
+    with pytest.raises(RecordPathError) as refused:
+        FailureLog.from_crawler(crawler)
+    assert words in str(refused.value)
+    assert str(refused.value).startswith("NEWSEXTRACT_FAILURES=")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_failure_file_that_cannot_be_opened_stops_the_crawl_before_it_starts(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    (tmp_path / "blocker").write_text("a file, not a directory", encoding="utf-8")
+    path = tmp_path / "blocker" / "failures.jsonl"
+    crawler = get_crawler(Spider, {**QUIET, "NEWSEXTRACT_FAILURES": str(path)})
+    log = FailureLog.from_crawler(crawler)
+    with pytest.raises(CloseSpider) as closed:
+        log.spider_opened(Spider("news"))
+    assert closed.value.reason == FATAL_REASON
+    (message,) = [r.getMessage() for r in caplog.records if r.levelname == "ERROR"]
+    assert message.startswith(f"NEWSEXTRACT_FAILURES: cannot open {path} (FileExistsError")
+
+
+def test_export_is_a_stage() -> None:
+    assert "export" in STAGES
+
+
+def test_a_listings_template_the_log_cannot_fill_names_its_setting(tmp_path: Path) -> None:
+    path = tmp_path / "listings-100%.jsonl"
+    crawler = get_crawler(Spider, {**QUIET, "NEWSEXTRACT_LISTINGS": str(path)})
+    crawler.spider = Spider("news")
+    with pytest.raises(RecordPathError) as refused:
+        ListingLog.from_crawler(crawler)
+    assert str(refused.value).startswith("NEWSEXTRACT_LISTINGS=")
+    assert list(tmp_path.iterdir()) == []

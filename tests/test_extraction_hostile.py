@@ -2,12 +2,15 @@
 
 Property tests (hypothesis, small example counts so the file stays fast) and fixed cases:
 broken and truncated HTML, binary and empty bodies, NUL bytes, invalid and mixed encodings,
-enormous attributes, deep nesting, a 20 MB page.
+enormous attributes, deep nesting, a 20 MB page, element bombs (measured in a subprocess).
 """
 
 from __future__ import annotations
 
 import gzip
+import json
+import subprocess
+import sys
 import zlib
 from collections.abc import Callable
 
@@ -15,10 +18,16 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from newsextract.exceptions import NewsExtractError
+from newsextract.exceptions import NewsExtractError, PageTooComplexError
 from newsextract.extraction.combiner import extract_article
 from newsextract.extraction.fft import fft_interval
-from newsextract.extraction.page import Page, parse_page
+from newsextract.extraction.page import (
+    MAX_ELEMENTS_DEFAULT,
+    Page,
+    PageLimits,
+    count_tags,
+    parse_page,
+)
 from newsextract.extraction.punctuation import punctuation_density
 from newsextract.extraction.result import MethodResult
 
@@ -149,8 +158,8 @@ def test_a_huge_number_of_attributes() -> None:
 
 
 @pytest.mark.parametrize("tag", ["div", "span", "b", "section"])
-def test_nesting_100000_levels_deep_keeps_the_text(tag: str) -> None:
-    depth = 100_000
+def test_nesting_50000_levels_deep_keeps_the_text(tag: str) -> None:
+    depth = 50_000  # libxml2 stops at 256 levels; 100,000 tags are over MAX_ELEMENTS_DEFAULT
     html = (
         "<html><body>"
         + f"<{tag}>level " * depth
@@ -179,3 +188,83 @@ def test_a_20_mb_page_is_cut_and_parsed() -> None:
     assert page is not None
     assert len(page.html) <= 8_000_000
     assert len(page.blocks) > 1000
+
+
+# --- element bombs: bounded by elements and blocks, not only by characters ----------------
+
+#: ``<p>a`` two million times is 8 MB (8 kB gzipped): it took a crawl to 6.8 GB and 40 s.
+BOMBS = {
+    "p": "<p>a",
+    "br": "a<br>",
+    "td": "<table><tr>" + "<td>a" * 10,
+    "table": "<table><tr><td>a</td></tr></table>",
+}
+#: The measurement runs in a child with its address space capped, so that a regression fails
+#: the test with a MemoryError instead of taking the machine's memory.
+_BOMB_SCRIPT = """
+import json, resource, sys, time
+resource.setrlimit(resource.RLIMIT_AS, (3 * 1024**3, 3 * 1024**3))
+from newsextract.exceptions import NewsExtractError
+from newsextract.extraction.combiner import extract_article
+from newsextract.extraction.page import parse_page
+piece = sys.argv[1]
+body = ("<html><body>" + piece * (8_000_000 // len(piece))).encode()
+before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+started = time.monotonic()
+try:
+    extract_article(parse_page(body, "http://example.org/bomb"))
+    error = ""
+except NewsExtractError as caught:
+    error = type(caught).__name__ + ": " + str(caught)
+except MemoryError:
+    error = "MemoryError"
+grown = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before
+print(json.dumps({"error": error, "seconds": time.monotonic() - started, "mb": grown / 1024}))
+"""
+
+
+@pytest.mark.parametrize("piece", list(BOMBS.values()), ids=list(BOMBS))
+def test_element_bombs_are_refused_in_bounded_time_and_memory(piece: str) -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", _BOMB_SCRIPT, piece],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    measured = json.loads(done.stdout.splitlines()[-1])
+    assert measured["error"].startswith("PageTooComplexError: "), measured
+    assert "tags, more than the limit of 100,000" in measured["error"]
+    assert measured["seconds"] < 5, measured
+    assert measured["mb"] < 400, measured
+
+
+def test_a_page_at_the_element_limit_is_parsed_and_one_more_is_refused() -> None:
+    limits = PageLimits(max_elements=40)
+    page = parse_page("<html><body>" + "<p>a" * 38, limits=limits)  # 40 tags
+    assert len(page.blocks) == 38
+    with pytest.raises(PageTooComplexError) as refused:
+        parse_page("<html><body>" + "<p>a" * 39, limits=limits)  # 41
+    assert (refused.value.what, refused.value.count, refused.value.limit) == ("tags", 41, 40)
+    parse_page("<html><body>" + "<p>a" * 37 + "</p>" * 37 + "<!-- c -->", limits=limits)
+
+
+def test_a_page_at_the_block_limit_is_parsed_and_one_more_block_is_refused() -> None:
+    limits = PageLimits(max_blocks=10)
+    assert len(parse_page("<div>" + "<p>a</p>" * 10, limits=limits).blocks) == 10
+    with pytest.raises(PageTooComplexError, match="11 blocks, more than the limit of 10"):
+        parse_page("<div>" + "<p>a</p>" * 11, limits=limits)
+
+
+def test_the_default_limits_keep_far_from_real_pages() -> None:
+    # the largest development page holds 15,793 tags (see MAX_ELEMENTS_DEFAULT)
+    assert MAX_ELEMENTS_DEFAULT >= 5 * 15_793
+    page = parse_page("<html><body>" + "<p>word <b>x</b> <i>y</i></p>" * 10_000)
+    assert len(page.blocks) == 10_000
+
+
+@pytest.mark.parametrize("codec", ["utf-8", "utf-16", "shift_jis", "gb18030", "big5"])
+def test_tags_counted_in_bytes_are_never_fewer_than_in_the_text(codec: str) -> None:
+    text = "<p>日本語の文章<br>と</p><!-- x -->" * 50 + "<td>表<td>格" * 30
+    assert count_tags(text.encode(codec)) >= count_tags(text) == 50 * 2 + 60

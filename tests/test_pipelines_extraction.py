@@ -3,16 +3,22 @@ the stage that failed."""
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import pytest
+from scrapy import Spider
+from scrapy.logformatter import LogFormatter
 from scrapy.utils.test import get_crawler
 
 from newsextract.extraction import Article, Page
+from newsextract.extraction.page import PageLimits
 from newsextract.items import ArticleItem, PageItem
 from newsextract.pipelines import DropPage
 from newsextract.pipelines import extraction as stage
 from newsextract.pipelines.extraction import ExtractionPipeline, article_item
+from newsextract.pipelines.learning import LearnerConfig, SiteLearner
+from newsextract.pipelines.templates import _site_templates, learner_config
 
 STORY = (
     "<html lang='ja'><head><title>記事</title><meta charset='shift_jis'></head><body>"
@@ -109,3 +115,93 @@ def test_the_real_extractor_reads_a_shift_jis_page(pipeline: ExtractionPipeline)
     item = pipeline.process_item(page_item(html.encode("cp932"), ""))
     assert isinstance(item, ArticleItem)
     assert "市議会は火曜日" in item.articleBody
+
+
+# --- pages too complex to parse: element bombs ---------------------------------------------
+
+#: ``<p>a`` 200,000 times (800 kB): an element bomb, small enough that the code before the
+#: limit (2.9 GB and a minute for the 8 MB bomb of test_extraction_hostile.py) fails quickly.
+BOMB = b"<html><body>" + b"<p>a" * 200_000
+
+
+def test_an_element_bomb_is_dropped_as_too_complex_at_once(pipeline: ExtractionPipeline) -> None:
+    started = time.monotonic()
+    with pytest.raises(DropPage, match="page too complex") as dropped:
+        pipeline.process_item(page_item(BOMB))
+    assert time.monotonic() - started < 5
+    assert dropped.value.stage == "too-complex"
+    assert "more than the limit of 100,000 (NEWSEXTRACT_MAX_ELEMENTS)" in str(dropped.value)
+
+
+@pytest.mark.parametrize(
+    ("settings", "paragraphs", "setting"),
+    [
+        ({"NEWSEXTRACT_MAX_ELEMENTS": 50}, 48, "NEWSEXTRACT_MAX_ELEMENTS"),  # 50 tags: kept
+        ({"NEWSEXTRACT_MAX_ELEMENTS": 50}, 49, "NEWSEXTRACT_MAX_ELEMENTS"),  # 51: dropped
+        ({"NEWSEXTRACT_MAX_BLOCKS": 20}, 20, "NEWSEXTRACT_MAX_BLOCKS"),
+        ({"NEWSEXTRACT_MAX_BLOCKS": 20}, 21, "NEWSEXTRACT_MAX_BLOCKS"),
+    ],
+)
+def test_the_limits_are_settings(
+    monkeypatch: pytest.MonkeyPatch, settings: dict[str, int], paragraphs: int, setting: str
+) -> None:
+    monkeypatch.setattr(stage, "extract_article", lambda page: Article(url=page.url, body="b"))
+    pipeline = ExtractionPipeline.from_crawler(get_crawler(settings_dict=settings))
+    item = page_item(b"<html><body>" + b"<p>a sentence</p>" * paragraphs)
+    if paragraphs in (48, 20):
+        assert isinstance(pipeline.process_item(item), ArticleItem)
+        return
+    with pytest.raises(DropPage, match=setting) as dropped:
+        pipeline.process_item(item)
+    assert dropped.value.stage == "too-complex"
+
+
+def test_a_dropped_page_is_logged_without_its_body(pipeline: ExtractionPipeline) -> None:
+    item = page_item(BOMB)
+    with pytest.raises(DropPage) as dropped:
+        pipeline.process_item(item)
+    crawler = get_crawler(Spider)
+    spider = Spider.from_crawler(crawler, name="bombs")
+    logged = LogFormatter().dropped(item, dropped.value, None, spider)
+    line = str(logged["msg"]) % logged["args"]
+    assert len(line) < 1000, line[:200]
+    assert "http://127.0.0.1/article/1.html" in line and "<p>a<p>a" not in line
+
+
+class RulesThatMustNotRun:
+    """A site with rules for every kind, which a page over the limits never reaches."""
+
+    def learn(self, pages: Any, kind: str = "article") -> None:
+        raise AssertionError("learned from a page over the limits")
+
+    def extract(self, page: Page, kind: str = "article") -> None:
+        raise AssertionError("rules applied to a page over the limits")
+
+    extract_light = extract
+
+    def has_rules(self, kind: str) -> bool:
+        return True
+
+    def rule_version(self, kind: str) -> str:
+        return "s/article/v1"
+
+
+def test_the_template_stage_passes_an_element_bomb_on_to_be_recorded() -> None:
+    config = learner_config(get_crawler(settings_dict={"NEWSEXTRACT_MAX_ELEMENTS": 1000}).settings)
+    assert config.limits == PageLimits(max_elements=1000)
+    learner = SiteLearner(_site_templates, LearnerConfig(rules_dir=None, limits=config.limits))
+    item = page_item(b"<html><body>" + b"<p>a" * 2000)
+    started = time.monotonic()
+    verdict = learner.process(item)
+    assert verdict.result is item and verdict.held is None and item.page is None
+    assert time.monotonic() - started < 5
+
+
+def test_the_rules_light_path_keeps_the_configured_limit() -> None:
+    limits = PageLimits(max_elements=1000)  # under the default, which the light page keeps
+    learner = SiteLearner(
+        lambda site, rules_dir: RulesThatMustNotRun(), LearnerConfig(limits=limits)
+    )
+    item = page_item(b"<html><body>" + b"<p>a" * 2000)
+    verdict = learner.process(item)
+    assert verdict.result is item and item.page is None

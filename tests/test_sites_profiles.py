@@ -3,6 +3,7 @@ its own example URLs (one test case a site and URL, as Fundus does for its publi
 
 from __future__ import annotations
 
+import time
 from importlib import resources
 from pathlib import Path
 
@@ -257,3 +258,50 @@ def test_load_profile_reads_one_file(tmp_path: Path) -> None:
     assert load_profile(path) == example()
     with pytest.raises(SiteProfileError, match=r"missing\.toml: cannot read"):
         load_profile(tmp_path / "missing.toml")
+
+
+def test_a_broken_user_file_can_be_skipped_with_a_report(tmp_path: Path) -> None:
+    broken = write(tmp_path, "broken", EXAMPLE_TOML.replace('name = "example"', 'name = "broken"'))
+    broken.write_text(broken.read_text("utf-8").replace("deny = ['/video/']", "deny = ['(']"))
+    write(tmp_path, "example", EXAMPLE_TOML)
+    write(tmp_path, "asahi", "name = 'asahi'\n")  # meant to replace the bundled asahi
+    reported: list[tuple[Path, SiteProfileError]] = []
+    profiles = load_profiles(tmp_path, on_error=lambda path, error: reported.append((path, error)))
+    assert [(path.name, str(error).split(":")[0]) for path, error in reported] == [
+        ("asahi.toml", "asahi.toml"),
+        ("broken.toml", "broken.toml"),
+    ]
+    assert "patterns.deny[0]: bad regex" in str(reported[1][1])
+    assert "example" in profiles and "broken" not in profiles
+    # No silent fallback to the patterns the user set out to replace.
+    assert "asahi" not in profiles and "cnn" in profiles
+
+
+def test_a_missing_user_directory_can_be_reported(tmp_path: Path) -> None:
+    reported: list[Path] = []
+    profiles = load_profiles(tmp_path / "nowhere", on_error=lambda path, _: reported.append(path))
+    assert reported == [tmp_path / "nowhere"]
+    assert profiles == BUNDLED
+
+
+# --- patterns run on RE2 -----------------------------------------------------------------
+
+
+def test_a_backtracking_profile_pattern_classifies_in_bounded_time() -> None:
+    text = EXAMPLE_TOML.replace(
+        r"'^https://www\.example\.org/(?:[a-z]+/)?\d{4}/[a-z-]+\.html$'",
+        r"'^https://www\.example\.org/(?:[a-z]+/)?\d{4}/(\w+-?)+\.html$'",
+    )
+    profile = example(text)
+    started = time.monotonic()
+    assert not profile.is_article("https://www.example.org/2024/" + "a" * 25 + "!")
+    assert time.monotonic() - started < 0.5  # Python's re: about 4 s, doubling a letter
+    assert profile.is_article("https://www.example.org/2024/some-story.html")
+
+
+def test_a_profile_pattern_re2_cannot_run_is_an_error_naming_the_field() -> None:
+    text = EXAMPLE_TOML.replace("deny = ['/video/']", "deny = ['/(?!news)[a-z]+/video/']")
+    with pytest.raises(
+        SiteProfileError, match=r"^example\.toml: patterns\.deny\[0\]: .* needs a feature .*RE2"
+    ):
+        example(text)

@@ -3,17 +3,27 @@
 from __future__ import annotations
 
 import asyncio
-import re
+import logging
+from importlib import resources
 from pathlib import Path
 
+import pytest
+from scrapy.exceptions import UsageError
 from scrapy.http import HtmlResponse, Request
 from scrapy.settings import Settings
 from scrapy.spiderloader import get_spider_loader
 from scrapy.utils.test import get_crawler
 
-from newsextract.sites import SiteExamples, SiteProfile, load_profiles
+from newsextract.sites import SiteExamples, SiteProfile, compile_pattern, load_profiles
 from newsextract.spiders import profiles
-from newsextract.spiders.profiles import ProfileSpider, spider_class
+from newsextract.spiders.arguments import SpiderArgumentError
+from newsextract.spiders.profiles import (
+    PROFILES_DIR_ENV,
+    ProfileSpider,
+    check_profiles_setting,
+    profile_spiders,
+    spider_class,
+)
 
 PROFILE = SiteProfile(
     name="example_news",
@@ -23,9 +33,9 @@ PROFILE = SiteProfile(
     start_urls=("https://www.example.co.jp/",),
     sitemaps=("https://www.example.co.jp/sitemap.xml",),
     feeds=("https://feeds.example.net/news.rdf",),
-    article_patterns=(re.compile(r"/articles/[A-Z0-9]+\.html$"),),
-    listing_patterns=(re.compile(r"/(?:national|world)/$"),),
-    deny_patterns=(re.compile(r"/articles/PR"),),
+    article_patterns=(compile_pattern(r"/articles/[A-Z0-9]+\.html$"),),
+    listing_patterns=(compile_pattern(r"/(?:national|world)/$"),),
+    deny_patterns=(compile_pattern(r"/articles/PR"),),
     examples=SiteExamples(("https://www.example.co.jp/articles/AB12.html",), ()),
 )
 
@@ -84,3 +94,48 @@ def test_a_profile_spider_follows_listings_and_takes_articles(tmp_path: Path) ->
         ("https://www.example.co.jp/articles/XY34.html", spider.parse_article),
         ("https://www.example.co.jp/national/", spider.parse_listing),
     ]
+
+
+# --- user profiles that cannot be loaded, and the arguments of a profile spider ----------
+
+
+def test_a_broken_user_profile_is_skipped_and_named(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    bundled = resources.files("newsextract.sites") / "profiles" / "cnn.toml"
+    text = bundled.read_text("utf-8")
+    (tmp_path / "mycnn.toml").write_text(text.replace('name = "cnn"', 'name = "mycnn"'))
+    (tmp_path / "broken.toml").write_text("name = 'broken'\n[patterns]\narticle = ['(']\n")
+    with caplog.at_level(logging.ERROR, logger=profiles.__name__):
+        classes = profile_spiders(str(tmp_path))
+    names = {cls.name for cls in classes.values()}
+    assert {"mycnn", "asahi", "cnn"} <= names and "broken" not in names
+    errors = [r.getMessage() for r in caplog.records if r.levelno == logging.ERROR]
+    assert len(errors) == 1 and str(tmp_path / "broken.toml") in errors[0], errors
+
+
+def test_a_missing_profile_directory_leaves_the_bundled_spiders(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    with caplog.at_level(logging.ERROR, logger=profiles.__name__):
+        classes = profile_spiders(str(tmp_path / "nowhere"))
+    assert {cls.name for cls in classes.values()} == set(load_profiles())
+    assert any(PROFILES_DIR_ENV in r.getMessage() for r in caplog.records)
+
+
+def test_the_profiles_directory_as_a_setting_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(PROFILES_DIR_ENV, raising=False)
+    with pytest.raises(UsageError, match=f"{PROFILES_DIR_ENV} is an environment variable"):
+        check_profiles_setting(Settings({PROFILES_DIR_ENV: "profiles"}))
+    check_profiles_setting(Settings())
+    monkeypatch.setenv(PROFILES_DIR_ENV, "profiles")  # the same folder both ways is fine
+    check_profiles_setting(Settings({PROFILES_DIR_ENV: "profiles"}))
+
+
+@pytest.mark.parametrize(
+    ("argument", "value"),
+    [("max_pages", "0"), ("since", "yesterday"), ("feed", "ftp://a.jp/rss"), ("deny", "(")],
+)
+def test_a_profile_spider_refuses_a_bad_argument(argument: str, value: str) -> None:
+    with pytest.raises(SpiderArgumentError, match=f"^-a {argument}: "):
+        spider_class(PROFILE).check_arguments({argument: value})

@@ -51,3 +51,12 @@ def test_every_component_named_can_be_loaded(settings: Settings, name: str) -> N
     by_key = name in ("ITEM_PIPELINES", "EXTENSIONS")  # {path: order} or {format: path}
     for key, value in table.items():
         assert callable(load_object(key if by_key else value))
+
+
+def test_the_crawl_command_checks_spider_arguments_first(settings: Settings) -> None:
+    from scrapy.commands.crawl import Command as ScrapyCrawl
+
+    from newsextract.commands.crawl import Command
+
+    assert settings["COMMANDS_MODULE"] == "newsextract.commands"
+    assert issubclass(Command, ScrapyCrawl)

@@ -20,6 +20,7 @@ from twisted.internet.error import DNSLookupError
 from twisted.python.failure import Failure
 
 from newsextract.extensions.failures import failure_recorded
+from newsextract.extensions.feeds import article_stored
 from newsextract.extensions.listings import listing_fetched
 from newsextract.items import ArticleItem, FailureItem, ListingItem, PageItem
 from newsextract.spiders.base import ARTICLE_PRIORITY_DEFAULT, NewsSpider
@@ -371,6 +372,7 @@ def test_an_exported_article_keeps_its_request_open_until_the_feed_has_written_i
     article = requests_of(call(start, respond(start, LISTING)))[0]
     (item,) = call(article, respond(article, ARTICLE))
     crawler.signals.send_catch_log(signals.item_scraped, item=item, spider=spider)
+    crawler.signals.send_catch_log(article_stored, item=item)  # the feed watch: written
     assert open_when_written == [True]  # a kill while the feed writes loses nothing
     assert spider.ledger.store is not None
     assert item.url not in {p.url for p in spider.ledger.store.pending(spider.ledger.crawl)}
@@ -382,7 +384,7 @@ def test_an_interrupted_crawl_gets_its_open_requests_back(tmp_path: Path) -> Non
     requests = requests_of(call(start, respond(start, LISTING)))
     done = requests[0]
     (item,) = call(done, respond(done, ARTICLE))
-    first.crawler.signals.send_catch_log(signals.item_scraped, item=item, spider=first)
+    first.crawler.signals.send_catch_log(article_stored, item=item)  # a feed holds it
     # killed here: article 2 and the section page were never answered
     second = site_spider(tmp_path)
     recovered = start_requests(second)

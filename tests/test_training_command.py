@@ -15,7 +15,7 @@ from newsextract.evaluation.gold import Gold
 from newsextract.extraction.boosting import BoostingConfig
 from newsextract.extraction.classifier import ClassifierModel, first_stage_feature_names
 from newsextract.extraction.features import BlockTable
-from newsextract.training import fit
+from newsextract.training import command, fit
 from newsextract.training.folds import site_folds
 from newsextract.training.samples import PageSample
 
@@ -157,3 +157,42 @@ def test_holdout_prints_the_generalisation_table_and_writes_no_model(
     printed = capsys.readouterr().out
     assert "dragnet " not in printed[printed.index("set ") :]
     assert main([*argv, "--holdout", "nothing"]) == 2
+
+
+def test_train_writes_to_out_and_leaves_the_shipped_model_alone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    small_trees(monkeypatch)
+    shipped = tmp_path / "package" / "classifier.json"  # stands for the package's model file
+    shipped.parent.mkdir()
+    shipped.write_text("{}", encoding="utf-8")
+    monkeypatch.setattr(command, "INSTALLED_MODEL_PATH", shipped, raising=False)
+    monkeypatch.setattr(command, "MODEL_PATH_DEFAULT", shipped, raising=False)
+    _tiny_set(tmp_path / "data" / "tiny", 3)
+    work = tmp_path / "work"
+    work.mkdir()
+    monkeypatch.chdir(work)
+    argv = ["train", "--data", str(tmp_path / "data"), "--sets", "tiny"]
+    assert main(argv) == 0
+    assert shipped.read_text(encoding="utf-8") == "{}"  # a trial run changes nothing shipped
+    written = work / "classifier.json"
+    assert ClassifierModel.from_json(json.loads(written.read_text())).feature_names
+    assert f"wrote {Path('classifier.json')}" in capsys.readouterr().out
+    assert main([*argv, "--install"]) == 0
+    assert shipped.read_bytes() == written.read_bytes()
+    assert "installed" in capsys.readouterr().out
+    assert not list(shipped.parent.glob(".classifier.json.*"))  # no temporary file left
+
+
+def test_install_is_refused_where_no_model_is_written(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _tiny_set(tmp_path / "data" / "tiny", 2)
+    argv = ["train", "--data", str(tmp_path / "data"), "--sets", "tiny", "--install"]
+    assert main([*argv, "--folds", "2"]) == 2
+    err = capsys.readouterr().err
+    assert err == "newsextract train: --holdout and --folds write no model to --install\n"
+    with pytest.raises(SystemExit) as stop:
+        main([*argv, "--out", str(tmp_path / "m.json")])
+    assert stop.value.code == 2
+    assert "not allowed with argument" in capsys.readouterr().err

@@ -17,9 +17,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from newsextract.evaluation.batch_command import SiteModeUnavailableError, load_site_mode
-from newsextract.evaluation.conventions import gold_opens_with_headline
-from newsextract.evaluation.dataset import ManifestEntry, read_manifest
+from newsextract.evaluation.batch_command import (
+    SiteModeUnavailableError,
+    load_site_mode,
+    mode_warnings,
+)
+from newsextract.evaluation.conventions import HEADLINE_SETS, gold_opens_with_headline
+from newsextract.evaluation.dataset import ManifestEntry, ManifestError, read_manifest
 from newsextract.evaluation.runner import (
     METHOD_NAMES,
     Evaluation,
@@ -27,6 +31,23 @@ from newsextract.evaluation.runner import (
     evaluate,
     evaluate_method,
 )
+
+DESCRIPTION = """\
+Score extraction against gold text: a manifest (one JSON object a line, see the README) whose
+lines give "html", the saved page, and "text", the file of its main text, both relative to
+the manifest. Prints precision, recall, F1, the exact-match rate, the shares of pages with
+F1 >= 0.9 and >= 0.99, and pages per second (from the median page time, and from the mean),
+for the product (combined, or the template stage with --mode site) and for each method
+alone.
+
+Exit status: 0 scored, 2 bad arguments or a manifest that cannot be read."""
+
+EPILOG = """\
+examples:
+  newsextract eval my-set/manifest.jsonl
+  newsextract eval my-set/ --methods combined --json
+  newsextract eval my-set/ --mode site --group-by domain
+"""
 
 _COLUMNS = ("precision", "recall", "f1", "exact", "f1>=0.9", "f1>=0.99")
 
@@ -50,10 +71,23 @@ class SiteFigures:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("manifest", type=Path, help="manifest.jsonl (or its folder)")
-    parser.add_argument("--mode", choices=("single", "site"), default="single")
-    parser.add_argument("--group-by", default="domain", help="field grouping pages into sites")
-    parser.add_argument("--rules-dir", type=Path, help="where site mode keeps its rules")
+    parser.add_argument(
+        "manifest", type=Path, help="a manifest.jsonl with gold text, or the folder holding it"
+    )
+    parser.add_argument(
+        "--mode",
+        choices=("single", "site"),
+        default="single",
+        help="site: also score the template stage, each site's template learned from its pages",
+    )
+    parser.add_argument(
+        "--group-by", default="domain", help="the manifest field whose value is a page's site"
+    )
+    parser.add_argument(
+        "--rules-dir",
+        type=Path,
+        help="where site mode saves the rules it learns (default: keep nothing)",
+    )
     parser.add_argument(
         "--methods",
         nargs="+",
@@ -66,8 +100,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         choices=("auto", "first", "none"),
         default="auto",
         help="score the headline before the body (first), the body alone (none), or as the "
-        "set's gold is written (auto: first for the sets whose gold opens with the headline, "
-        "dragnet, cleaneval, cleanportaleval, msv_big9_dev, msv_chaos)",
+        "set's gold is written (auto: first for a set in a folder named "
+        f"{', '.join(sorted(HEADLINE_SETS))}, whose gold opens with the headline)",
     )
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
 
@@ -80,7 +114,13 @@ def headline_first(args: argparse.Namespace) -> bool:
 
 
 def run(args: argparse.Namespace) -> int:
-    entries = list(read_manifest(args.manifest))
+    try:
+        entries = read_scored_manifest(args.manifest)
+    except ManifestError as error:
+        print(f"newsextract eval: {error}", file=sys.stderr)
+        return 2
+    for warning in mode_warnings(entries, args.mode, args.group_by):
+        print(f"newsextract eval: warning: {warning}", file=sys.stderr)
     first = headline_first(args)
     rows: list[Evaluation] = []
     notes: list[str] = []
@@ -103,6 +143,21 @@ def run(args: argparse.Namespace) -> int:
     else:
         print(format_table(rows, site, notes))
     return 0
+
+
+def read_scored_manifest(path: Path) -> list[ManifestEntry]:
+    """The entries of a manifest, each with gold to score against; raise ManifestError."""
+    entries = list(read_manifest(path))
+    if not entries:
+        raise ManifestError(f"{path}: no pages")
+    for entry in entries:
+        if entry.has_snippet_gold:
+            continue
+        if entry.text_path is None:
+            raise ManifestError(f'{entry.origin}: no "text" field (the gold text to score against)')
+        if not entry.text_path.is_file():
+            raise ManifestError(f"{entry.origin}: no gold text file {entry.text_path}")
+    return entries
 
 
 def evaluate_site_mode(

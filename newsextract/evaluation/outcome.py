@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from newsextract.evaluation.dataset import ManifestEntry
+from newsextract.extraction.result import Article
 
 
 @dataclass(frozen=True)
@@ -15,3 +16,6 @@ class PageOutcome:
     seconds: float  # extraction time for this page (parsing included)
     error: str | None = None
     headline: str = ""  # the record's headline (the body leaves it out)
+    #: The whole answer (dates, authors, language...), where the method gives one: the
+    #: article record of ``batch`` is built from it, as a crawl builds its records.
+    article: Article | None = None

@@ -9,6 +9,7 @@ from __future__ import annotations
 import importlib
 import statistics
 import time
+import zlib
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
@@ -22,9 +23,9 @@ from newsextract.evaluation.metric import (
     summarise_set,
 )
 from newsextract.evaluation.outcome import PageOutcome
-from newsextract.exceptions import NewsExtractError
+from newsextract.exceptions import NewsExtractError, PageTooComplexError
 from newsextract.extraction.page import Page, parse_page
-from newsextract.extraction.result import MethodResult
+from newsextract.extraction.result import Article, MethodResult
 
 #: The methods ``eval`` knows, the product's answer first.
 METHOD_NAMES = ("combined", "fft", "punctuation", "classifier")
@@ -37,6 +38,7 @@ class Extracted:
 
     body: str
     headline: str = ""
+    article: Article | None = None  # the whole answer, for the product's method
 
 
 PageMethod = Callable[[Page], Extracted]
@@ -53,7 +55,7 @@ def load_method(name: str) -> PageMethod:
 
         def combined(page: Page) -> Extracted:
             article = extract_article(page)
-            return Extracted(article.body, article.headline)
+            return Extracted(article.body, article.headline, article)
 
         return combined
     module_name, function_name = _METHOD_FUNCTIONS.get(name, ("", ""))
@@ -78,20 +80,31 @@ def extract_one(entry: ManifestEntry, method: PageMethod, name: str) -> PageOutc
     """Read, parse and extract one page; a failure gives an empty body and its reason."""
     try:
         body = entry.read_html()
-    except OSError as error:
+    except (OSError, EOFError, zlib.error) as error:  # EOFError, zlib.error: a broken .gz
         return PageOutcome(entry, "", name, 0.0, f"read: {error}")
     started = time.perf_counter()
     try:
         page = parse_page(body, entry.url)
         extracted = method(page)
     except Exception as error:  # one page's failure, whatever it is, must not end a long run
-        return PageOutcome(entry, "", name, time.perf_counter() - started, _reason(error))
+        seconds = time.perf_counter() - started
+        return PageOutcome(entry, "", name, seconds, failure_reason(error))
     seconds = time.perf_counter() - started
-    return PageOutcome(entry, extracted.body, name, seconds, headline=extracted.headline)
+    return PageOutcome(
+        entry, extracted.body, name, seconds, headline=extracted.headline, article=extracted.article
+    )
 
 
-def _reason(error: Exception) -> str:
-    return f"{type(error).__name__}: {error}"
+def failure_reason(error: Exception) -> str:
+    """Why a page gave no article, in one line: the error's class and message.
+
+    >>> failure_reason(PageTooComplexError("tags", 2_000_000, 1_000_000))
+    'page too complex: 2,000,000 tags, more than the limit of 1,000,000'
+    """
+    message = " ".join(str(error).split())
+    if isinstance(error, PageTooComplexError):
+        return message
+    return f"{type(error).__name__}: {message}" if message else type(error).__name__
 
 
 def run_method(entries: Iterable[ManifestEntry], name: str) -> list[PageOutcome]:

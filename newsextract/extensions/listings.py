@@ -20,6 +20,8 @@ listing_fetched = object()
 
 
 class ListingLog(SpiderRecordLog):
+    setting = "NEWSEXTRACT_LISTINGS"
+
     def __init__(self, stats: StatsCollector, path_template: str | None = None) -> None:
         super().__init__(path_template)
         self.stats = stats
@@ -28,6 +30,9 @@ class ListingLog(SpiderRecordLog):
     def from_crawler(cls, crawler: Crawler) -> ListingLog:
         assert crawler.stats is not None
         log = cls(crawler.stats, crawler.settings.get("NEWSEXTRACT_LISTINGS") or None)
+        # A template that cannot be filled fails here, before the crawl starts.
+        spider = crawler.spider or crawler.spidercls
+        log.check_template(spider, str(getattr(spider, "name", "") or "spider"))
         crawler.signals.connect(log.spider_opened, signal=signals.spider_opened)
         crawler.signals.connect(log.spider_closed, signal=signals.spider_closed)
         crawler.signals.connect(log.listing_fetched, signal=listing_fetched)

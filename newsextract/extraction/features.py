@@ -389,9 +389,7 @@ class _ElementTree:
     names: tuple[tuple[str, ...], ...]  # class and id words of each element
 
 
-def _element_tree(
-    block_elements: Sequence[etree._Element], hidden: Sequence[bool]
-) -> _ElementTree:
+def _element_tree(block_elements: Sequence[etree._Element], hidden: Sequence[bool]) -> _ElementTree:
     """Number every element enclosing a block, parents before children, in one walk up.
 
     An element is visited once, however many blocks it encloses; its class/id flags and

@@ -116,9 +116,7 @@ def punctuation_density(
     main = max(kept_nodes, key=lambda node: node.score)
     if config.position_check:
         kept_nodes = _position_check(kept_nodes, main)
-    kept = tuple(
-        sorted(i for node in kept_nodes for i in node.blocks if not page.blocks[i].hidden)
-    )
+    kept = tuple(sorted(i for node in kept_nodes for i in node.blocks if not page.blocks[i].hidden))
     total = sum(block_scores)
     confidence = sum(block_scores[i] for i in kept) / total if total else 0.0
     return MethodResult(METHOD_NAME, kept, confidence, _normalised(block_scores))

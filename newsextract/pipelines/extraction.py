@@ -4,7 +4,20 @@ Pages the template stage answered arrive as :class:`ArticleItem` and pass untouc
 A :class:`PageItem` is parsed by :func:`newsextract.extraction.parse_page` (which decodes
 the raw bytes: BOM, HTTP header, meta charset, detection) and extracted by
 :func:`newsextract.extraction.extract_article`. A page that is not a document, cannot be
-decoded or has no main text is dropped with its stage, and so becomes a failure record.
+decoded, is too complex or has no main text is dropped with its stage, and so becomes a
+failure record.
+
+Settings (all optional):
+
+``NEWSEXTRACT_EXTRACTION_ENABLED`` (bool, default True)
+    False switches the stage off.
+``NEWSEXTRACT_MAX_ELEMENTS`` (int, default 100,000)
+    Tags a page may hold (``newsextract.extraction.page.MAX_ELEMENTS_DEFAULT``); a page with
+    more (an element bomb: ``<p>`` two million times) is refused before it is parsed and
+    becomes a ``too-complex`` failure record. The template stage uses the same bound.
+``NEWSEXTRACT_MAX_BLOCKS`` (int, default 30,000)
+    Blocks a page may be cut into (``MAX_BLOCKS_DEFAULT``); a page with more is refused as
+    ``too-complex`` before any method scores it.
 """
 
 from __future__ import annotations
@@ -13,11 +26,18 @@ from typing import Any
 
 from scrapy.crawler import Crawler
 from scrapy.exceptions import NotConfigured
+from scrapy.settings import BaseSettings
 from scrapy.statscollectors import StatsCollector
 
-from newsextract.exceptions import ExtractionError, NotHTMLError
+from newsextract.exceptions import ExtractionError, NotHTMLError, PageTooComplexError
 from newsextract.extraction import Article, extract_article, parse_page
-from newsextract.extraction.page import Page
+from newsextract.extraction.page import (
+    DEFAULT_LIMITS,
+    MAX_BLOCKS_DEFAULT,
+    MAX_ELEMENTS_DEFAULT,
+    Page,
+    PageLimits,
+)
 from newsextract.items import ArticleItem, PageItem
 from newsextract.pipelines import DropPage
 
@@ -43,22 +63,37 @@ def article_item(item: PageItem, article: Article) -> ArticleItem:
     )
 
 
-def parse_item(item: PageItem) -> Page:
+def page_limits(settings: BaseSettings) -> PageLimits:
+    """``NEWSEXTRACT_MAX_ELEMENTS`` and ``NEWSEXTRACT_MAX_BLOCKS`` (see the module's docstring)."""
+    return PageLimits(
+        max_elements=max(1, settings.getint("NEWSEXTRACT_MAX_ELEMENTS", MAX_ELEMENTS_DEFAULT)),
+        max_blocks=max(1, settings.getint("NEWSEXTRACT_MAX_BLOCKS", MAX_BLOCKS_DEFAULT)),
+    )
+
+
+#: What a too-complex page's failure record says, by the limit it broke.
+_LIMIT_SETTINGS = {"tags": "NEWSEXTRACT_MAX_ELEMENTS", "blocks": "NEWSEXTRACT_MAX_BLOCKS"}
+
+
+def parse_item(item: PageItem, limits: PageLimits = DEFAULT_LIMITS) -> Page:
     """The page model of a fetched page, or DropPage saying why there is none."""
     if item.page is not None:
         return item.page
     if not item.body.strip():
         raise DropPage("empty response body", stage="decode")
     try:
-        return parse_page(item.body, item.url, item.content_type or None)
+        return parse_page(item.body, item.url, item.content_type or None, limits=limits)
     except NotHTMLError as error:
         raise DropPage(f"not a document: {error}", stage="decode") from error
+    except PageTooComplexError as error:
+        setting = _LIMIT_SETTINGS.get(error.what, "")
+        raise DropPage(f"{error} ({setting})", stage="too-complex") from error
     except (UnicodeError, LookupError) as error:
         raise DropPage(f"cannot decode: {type(error).__name__}: {error}", stage="decode") from error
 
 
-def extract_item(item: PageItem) -> ArticleItem:
-    page = parse_item(item)
+def extract_item(item: PageItem, limits: PageLimits = DEFAULT_LIMITS) -> ArticleItem:
+    page = parse_item(item, limits)
     try:
         article = extract_article(page)
     except ExtractionError as error:
@@ -69,19 +104,20 @@ def extract_item(item: PageItem) -> ArticleItem:
 
 
 class ExtractionPipeline:
-    def __init__(self, stats: StatsCollector) -> None:
+    def __init__(self, stats: StatsCollector, limits: PageLimits = DEFAULT_LIMITS) -> None:
         self.stats = stats
+        self.limits = limits
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> ExtractionPipeline:
         if not crawler.settings.getbool("NEWSEXTRACT_EXTRACTION_ENABLED", True):
             raise NotConfigured("NEWSEXTRACT_EXTRACTION_ENABLED is off")
         assert crawler.stats is not None
-        return cls(crawler.stats)
+        return cls(crawler.stats, page_limits(crawler.settings))
 
     def process_item(self, item: Any) -> Any:
         if not isinstance(item, PageItem):
             return item
-        article = extract_item(item)
+        article = extract_item(item, self.limits)
         self.stats.inc_value(f"newsextract/extraction/{article.extraction['method'] or 'unknown'}")
         return article

@@ -27,8 +27,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from newsextract.exceptions import NewsExtractError, NotHTMLError
-from newsextract.extraction.page import Page, parse_page
+from newsextract.exceptions import NewsExtractError, NotHTMLError, PageTooComplexError
+from newsextract.extraction.page import (
+    DEFAULT_LIMITS,
+    Page,
+    PageLimits,
+    count_tags,
+    parse_page,
+)
 from newsextract.extraction.result import Article
 from newsextract.items import ArticleItem, PageItem
 from newsextract.pipelines.extraction import article_item
@@ -98,6 +104,7 @@ class LearnerConfig:
     max_groups: int = MAX_GROUPS_DEFAULT
     max_relearns: int = MAX_RELEARNS_DEFAULT
     max_sites: int = MAX_SITES_DEFAULT
+    limits: PageLimits = DEFAULT_LIMITS  # NEWSEXTRACT_MAX_ELEMENTS, NEWSEXTRACT_MAX_BLOCKS
 
 
 @dataclass
@@ -165,9 +172,10 @@ class SiteLearner:
         if item.page is not None:
             return item.page
         try:
-            item.page = parse_page(item.body, item.url, item.content_type or None)
+            limits = self.config.limits
+            item.page = parse_page(item.body, item.url, item.content_type or None, limits=limits)
             return item.page
-        except NotHTMLError:
+        except (NotHTMLError, PageTooComplexError):
             return None  # single-page extraction records the failure
 
     def _light(self, key: GroupKey, item: PageItem) -> ArticleItem | None:
@@ -179,8 +187,8 @@ class SiteLearner:
         if kinds:
             self._note_kind(key)
         kinds += self._borrowable(key)
-        if not kinds:
-            return None
+        if not kinds or count_tags(item.body) > self.config.limits.max_elements:
+            return None  # a page over the bound: the full path refuses it, and records why
         try:
             page = light_page(item.body, item.url, item.content_type or None)
         except NewsExtractError:

@@ -38,6 +38,9 @@ Settings (all optional):
     Bytes of held pages at most; never more than half of ``SCRAPER_SLOT_MAX_ACTIVE_SIZE``.
 ``NEWSEXTRACT_TEMPLATE_GROUPS`` (int, default 64)
     Page groups kept at once; the least recently seen group is forgotten first.
+``NEWSEXTRACT_MAX_ELEMENTS``, ``NEWSEXTRACT_MAX_BLOCKS``
+    How complex a page may be (see :mod:`newsextract.pipelines.extraction`); a page over
+    them is passed on, and single-page extraction records it as ``too-complex``.
 """
 
 from __future__ import annotations
@@ -51,6 +54,7 @@ from scrapy.exceptions import NotConfigured
 from twisted.internet.defer import Deferred
 from twisted.internet.task import LoopingCall
 
+from newsextract.pipelines.extraction import page_limits
 from newsextract.pipelines.grouping import MAX_GROUPS_DEFAULT, SAMPLES_DEFAULT
 from newsextract.pipelines.holding import HOLD_BYTES_DEFAULT, HOLD_PAGES_DEFAULT, HeldPage
 from newsextract.pipelines.learning import (
@@ -200,6 +204,7 @@ def learner_config(settings: BaseSettings) -> LearnerConfig:
         hold_pages=max(0, settings.getint("NEWSEXTRACT_TEMPLATE_HOLD", HOLD_PAGES_DEFAULT)),
         hold_bytes=max(0, min(hold_bytes, active_size // 2)),
         max_groups=max(1, settings.getint("NEWSEXTRACT_TEMPLATE_GROUPS", MAX_GROUPS_DEFAULT)),
+        limits=page_limits(settings),
     )
 
 

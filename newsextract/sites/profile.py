@@ -3,7 +3,8 @@
 A profile is data, not code: start URLs, the sitemaps and feeds the site publishes, regexes
 that tell its article URLs from its listing pages, and real example URLs that the regexes
 must classify right. Every file is validated on load; a bad file raises
-:class:`SiteProfileError` naming the file and the field.
+:class:`SiteProfileError` naming the file and the field. The regexes run on RE2
+(:mod:`newsextract.sites.patterns`), so no pattern can stall a crawl.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from newsextract.exceptions import SiteProfileError
+from newsextract.sites.patterns import PatternError, UrlPattern, compile_pattern
 
 REQUIRED_KEYS = frozenset(
     {"name", "site", "language", "allowed_domains", "start_urls", "patterns", "examples"}
@@ -38,7 +40,7 @@ class SiteExamples:
 
 @dataclass(frozen=True)
 class SiteProfile:
-    """One news site. Patterns are searched (``re.search``) in the full URL."""
+    """One news site. Patterns are searched (as ``re.search``, on RE2) in the full URL."""
 
     name: str  # the spider name, also the file name: asahi.toml -> "asahi"
     site: str  # registrable domain, "asahi.com"
@@ -47,9 +49,9 @@ class SiteProfile:
     start_urls: tuple[str, ...]  # front page and section pages
     sitemaps: tuple[str, ...]
     feeds: tuple[str, ...]
-    article_patterns: tuple[re.Pattern[str], ...]
-    listing_patterns: tuple[re.Pattern[str], ...]
-    deny_patterns: tuple[re.Pattern[str], ...]
+    article_patterns: tuple[UrlPattern, ...]
+    listing_patterns: tuple[UrlPattern, ...]
+    deny_patterns: tuple[UrlPattern, ...]
     examples: SiteExamples
     encoding: str | None = None  # legacy encoding; a fallback when a page declares none
     title: str = ""
@@ -224,15 +226,15 @@ class _Reader:
                 raise self.fail(f"{field}[{i}]", f"{url!r} is not an absolute http(s) URL")
         return urls
 
-    def regexes(self, patterns: dict[str, Any], key: str) -> tuple[re.Pattern[str], ...]:
+    def regexes(self, patterns: dict[str, Any], key: str) -> tuple[UrlPattern, ...]:
         field = "patterns." + key
         sources = self.strings(patterns.get(key, []), field, required=key == "article")
         compiled = []
         for i, source in enumerate(sources):
             try:
-                compiled.append(re.compile(source))
-            except re.error as exc:
-                raise self.fail(f"{field}[{i}]", f"bad regex {source!r}: {exc}") from exc
+                compiled.append(compile_pattern(source))
+            except PatternError as exc:
+                raise self.fail(f"{field}[{i}]", str(exc)) from None
         return tuple(compiled)
 
     def encoding(self, value: Any) -> str | None:
@@ -252,9 +254,9 @@ class _Reader:
                 raise self.fail(f"start_urls[{i}]", f"{url} is an article, not a start page")
 
 
-def _matches(patterns: tuple[re.Pattern[str], ...], url: str) -> bool:
+def _matches(patterns: tuple[UrlPattern, ...], url: str) -> bool:
     return any(p.search(url) for p in patterns)
 
 
-def _first_match(patterns: tuple[re.Pattern[str], ...], url: str) -> str:
+def _first_match(patterns: tuple[UrlPattern, ...], url: str) -> str:
     return next((p.pattern for p in patterns if p.search(url)), "")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import cache
 from importlib import resources
 from pathlib import Path
@@ -10,6 +11,9 @@ from newsextract.exceptions import SiteProfileError
 from newsextract.sites.profile import SiteProfile, parse_profile
 
 PROFILE_SUFFIX = ".toml"
+
+#: Told of a user profile file (or directory) that cannot be loaded, instead of raising.
+ProfileErrorHandler = Callable[[Path, SiteProfileError], None]
 
 
 def load_profile(path: Path) -> SiteProfile:
@@ -21,15 +25,23 @@ def load_profile(path: Path) -> SiteProfile:
     return parse_profile(text, path.name)
 
 
-def load_profiles(extra_dir: Path | str | None = None) -> dict[str, SiteProfile]:
+def load_profiles(
+    extra_dir: Path | str | None = None, on_error: ProfileErrorHandler | None = None
+) -> dict[str, SiteProfile]:
     """Every bundled profile, by name; a ``extra_dir`` file of the same name overrides one.
 
-    ``extra_dir`` is the user's profile directory (the setting ``NEWSEXTRACT_PROFILES_DIR``);
-    its ``*.toml`` files are validated like the bundled ones.
+    ``extra_dir`` is the user's profile directory (the environment variable
+    ``NEWSEXTRACT_PROFILES_DIR``); its ``*.toml`` files are validated like the bundled ones.
+    A file that fails raises SiteProfileError, or, given ``on_error``, is reported to it and
+    left out together with the bundled profile of its name: a crawl never falls back
+    silently to the patterns its user set out to replace.
     """
     profiles = dict(_bundled())
     if extra_dir:
-        profiles.update(_load_dir(Path(extra_dir)))
+        loaded, broken = _load_dir(Path(extra_dir), on_error)
+        profiles.update(loaded)
+        for name in broken:
+            profiles.pop(name, None)
     return dict(sorted(profiles.items()))
 
 
@@ -54,8 +66,26 @@ def _bundled() -> tuple[tuple[str, SiteProfile], ...]:
     return tuple((p.name, p) for p in loaded)
 
 
-def _load_dir(folder: Path) -> dict[str, SiteProfile]:
+def _load_dir(
+    folder: Path, on_error: ProfileErrorHandler | None
+) -> tuple[dict[str, SiteProfile], list[str]]:
+    """The profiles of a user directory, and the names of its files that failed."""
     if not folder.is_dir():
-        raise SiteProfileError(f"site profile directory {folder} does not exist")
-    loaded = (load_profile(p) for p in sorted(folder.glob("*" + PROFILE_SUFFIX)))
-    return {p.name: p for p in loaded}
+        error = SiteProfileError(f"site profile directory {folder} does not exist")
+        if on_error is None:
+            raise error
+        on_error(folder, error)
+        return {}, []
+    loaded: dict[str, SiteProfile] = {}
+    broken: list[str] = []
+    for path in sorted(folder.glob("*" + PROFILE_SUFFIX)):
+        try:
+            profile = load_profile(path)
+        except SiteProfileError as error:
+            if on_error is None:
+                raise
+            on_error(path, error)
+            broken.append(path.name.removesuffix(PROFILE_SUFFIX))
+            continue
+        loaded[profile.name] = profile
+    return loaded, broken

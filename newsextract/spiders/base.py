@@ -13,9 +13,9 @@ serialise for ``JOBDIR``; and every request stays open in the crawl's ledger
 
 from __future__ import annotations
 
-import re
-from collections.abc import AsyncIterator, Iterable, Iterator
+from collections.abc import AsyncIterator, Iterator, Mapping
 from datetime import datetime
+from functools import partial
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any, Self
 from urllib.parse import urljoin
@@ -28,9 +28,20 @@ from scrapy.settings import BaseSettings
 from twisted.python.failure import Failure
 
 from newsextract.extensions.failures import describe_failure, failure_recorded, first_url
+from newsextract.extensions.feeds import article_stored
 from newsextract.extensions.jsonl import utc_now
 from newsextract.extensions.listings import listing_fetched
+from newsextract.extensions.outcome import stop_crawl
 from newsextract.items import FailureItem, ListingItem, PageItem
+from newsextract.sites.patterns import UrlPattern
+from newsextract.spiders.arguments import (
+    MAX_URL_LENGTH_DEFAULT,
+    http_urls,
+    parsed,
+    unknown_arguments,
+    url_pattern,
+    whole_number,
+)
 from newsextract.spiders.content import extract_links, is_html, looks_binary, media_type
 from newsextract.spiders.dates import parse_since
 from newsextract.spiders.documents import DocumentCallbacks, requested_url
@@ -49,18 +60,6 @@ VALUE_META = "newsextract_value"
 ITEM_CALLBACKS = frozenset({"parse_article", "parse_id"})
 
 
-def split_arg(value: str | Iterable[str] | None) -> list[str]:
-    """A comma-separated spider argument (or a list, from code) as a clean list.
-
-    >>> split_arg("https://a.jp/, https://b.jp/"), split_arg(None)
-    (['https://a.jp/', 'https://b.jp/'], [])
-    """
-    if value is None:
-        return []
-    parts = value.split(",") if isinstance(value, str) else list(value)
-    return [part.strip() for part in parts if part.strip()]
-
-
 def user_agent(contact: str) -> str:
     """The User-Agent: the project, its version and how to reach the operator."""
     try:
@@ -73,7 +72,8 @@ def user_agent(contact: str) -> str:
 class NewsSpider(DocumentCallbacks, scrapy.Spider):
     """Base spider; see the module docstring. Arguments every spider accepts: ``since``
     (YYYY-MM-DD), ``max_pages`` (article pages to request), ``sitemap`` and ``feed`` (URLs,
-    comma-separated; ``sitemap=robots`` reads robots.txt), ``deny`` (regex)."""
+    comma-separated; ``sitemap=robots`` reads robots.txt), ``deny`` (regex). A bad one raises
+    :class:`~newsextract.spiders.arguments.SpiderArgumentError` naming it."""
 
     site_name: str = ""  # written into every record, e.g. "asahi.com"
     language: str = ""  # a hint for extraction, e.g. "ja"
@@ -89,11 +89,13 @@ class NewsSpider(DocumentCallbacks, scrapy.Spider):
         **kwargs: Any,
     ) -> None:
         super().__init__(*args, **kwargs)
-        self.since: datetime | None = parse_since(since) if since else None
-        self.max_pages = int(max_pages) if max_pages else None
-        self.sitemap_urls: list[str] = split_arg(sitemap)
-        self.feed_urls: list[str] = split_arg(feed)
-        self.deny_patterns: list[re.Pattern[str]] = [re.compile(deny)] if deny else []
+        self.since: datetime | None = parsed("since", since, parse_since) if since else None
+        self.max_pages = whole_number("max_pages", max_pages)
+        self.sitemap_urls: list[str] = http_urls("sitemap", sitemap, (ROBOTS_SITEMAPS,))
+        self.feed_urls: list[str] = http_urls("feed", feed)
+        deny_pattern = url_pattern("deny", deny)
+        self.deny_patterns: list[UrlPattern] = [deny_pattern] if deny_pattern else []
+        self.max_url_length = MAX_URL_LENGTH_DEFAULT
         self.articles_scheduled = 0
         self.ledger = CrawlLedger(self.name, None)
         self.jobdir = ""
@@ -109,9 +111,22 @@ class NewsSpider(DocumentCallbacks, scrapy.Spider):
             settings.set("USER_AGENT", user_agent(contact), "spider")
 
     @classmethod
+    def check_arguments(cls, arguments: Mapping[str, Any]) -> None:
+        """Raise SpiderArgumentError for a bad argument, before the crawl starts (the
+        project's crawl command calls this). ``__init__`` reads every argument and has no
+        side effects (warnings wait for :meth:`from_crawler`), so building a spider is the
+        check."""
+        cls(**arguments)
+
+    @classmethod
     def from_crawler(cls, crawler: Crawler, *args: Any, **kwargs: Any) -> Self:
         spider = super().from_crawler(crawler, *args, **kwargs)
-        spider.ledger = CrawlLedger(spider.crawl_key(), open_store(crawler.settings))
+        for warning in [*unknown_arguments(cls, kwargs), *spider.argument_warnings()]:
+            spider.logger.warning(warning)
+        # A longer request would be dropped unseen by Scrapy's UrlLengthMiddleware.
+        spider.max_url_length = crawler.settings.getint("URLLENGTH_LIMIT") or spider.max_url_length
+        store = open_store(crawler.settings, on_error=partial(stop_crawl, crawler))
+        spider.ledger = CrawlLedger(spider.crawl_key(), store)
         spider.jobdir = crawler.settings.get("JOBDIR") or ""
         connect = crawler.signals.connect
         connect(spider.close_ledger, signal=signals.spider_closed)
@@ -136,12 +151,13 @@ class NewsSpider(DocumentCallbacks, scrapy.Spider):
             self.ledger.store.close()
 
     def follow_exports(self) -> None:
-        """Close an exported article's request after the feed and the harvest stage have
-        recorded it: receivers of a signal run in the order they connected, and the spider,
-        made before the extensions and the pipelines, would otherwise connect first. A kill
-        between the two then leaves the request open and harvested, which a re-run skips."""
+        """Close an exported article's request once a feed holds it and the harvest stage
+        has recorded it: receivers of a signal run in the order they connected, and the
+        spider, made before the extensions and the pipelines, would otherwise connect first.
+        A kill between the two then leaves the request open and harvested, which a re-run
+        skips. An article no feed holds keeps its request open for the next run."""
         assert self.crawler is not None
-        self.crawler.signals.connect(self.item_done, signal=signals.item_scraped)
+        self.crawler.signals.connect(self.item_done, signal=article_stored)
 
     def item_done(self, item: Any, **kwargs: Any) -> None:
         """An article exported or dropped: its request is no longer open."""
@@ -149,9 +165,10 @@ class NewsSpider(DocumentCallbacks, scrapy.Spider):
         if isinstance(url, str):
             self.ledger.close(url)
 
-    def callback_failed(self, response: Response, **kwargs: Any) -> None:
+    def callback_failed(self, response: Response | None = None, **kwargs: Any) -> None:
         """A callback crashed (the failure log has a record): asking again would not help."""
-        self.ledger.close(requested_url(response))
+        if response is not None:  # None: the start requests failed, no request to close
+            self.ledger.close(requested_url(response))
 
     def request_dropped(self, request: Request, **kwargs: Any) -> None:
         # The duplicate filter knew the URL: a redirect to a page already fetched, or (after
@@ -159,6 +176,10 @@ class NewsSpider(DocumentCallbacks, scrapy.Spider):
         self.ledger.close(first_url(request))
 
     # -- what a subclass decides ---------------------------------------------------------
+
+    def argument_warnings(self) -> list[str]:
+        """Arguments that are allowed but probably not what the user meant."""
+        return []
 
     def is_article(self, url: str) -> bool:
         return False
@@ -173,6 +194,14 @@ class NewsSpider(DocumentCallbacks, scrapy.Spider):
 
     def is_denied(self, url: str) -> bool:
         return any(pattern.search(url) for pattern in self.deny_patterns)
+
+    def fits(self, url: str) -> bool:
+        """Whether a URL is short enough to be matched and requested (``URLLENGTH_LIMIT``):
+        no pattern is run on a longer one, and Scrapy would drop its request unseen."""
+        if len(url) <= self.max_url_length:
+            return True
+        self.count("newsextract/links/too_long")
+        return False
 
     def in_scope(self, url: str) -> bool:
         host = host_of(url)
@@ -193,7 +222,7 @@ class NewsSpider(DocumentCallbacks, scrapy.Spider):
 
     def recovered_requests(self) -> Iterator[Request]:
         """Requests an earlier run left open (killed, or stopped before its queue emptied)."""
-        for pending in self.ledger.recover():
+        for pending in self.ledger.recover(self):
             if pending.callback in ITEM_CALLBACKS and self.ledger.is_harvested(pending.url):
                 self.ledger.close(pending.url)
                 continue
@@ -226,6 +255,8 @@ class NewsSpider(DocumentCallbacks, scrapy.Spider):
 
     def page_request(self, url: str) -> Request | None:
         """A request for a start page: an article or a listing page, judged by its URL."""
+        if not self.fits(url):
+            return None
         if self.is_article(url):
             return self.article_request(url)
         if self.is_denied(url) or self.budget_spent() or not self.ledger.claim(url):
@@ -233,7 +264,9 @@ class NewsSpider(DocumentCallbacks, scrapy.Spider):
         return self.schedule(PendingRequest(url, "parse", "on_error"))
 
     def article_request(self, url: str) -> Request | None:
-        if self.is_denied(url) or not self.ledger.claim(url) or self.is_known(url):
+        if not self.fits(url) or self.is_denied(url):
+            return None
+        if not self.ledger.claim(url) or self.is_known(url):
             return None
         if not self.take_article_budget():
             return None
@@ -241,13 +274,15 @@ class NewsSpider(DocumentCallbacks, scrapy.Spider):
         return self.schedule(request, priority=ARTICLE_PRIORITY_DEFAULT)
 
     def listing_request(self, url: str) -> Request | None:
-        if self.is_denied(url) or self.budget_spent() or not self.ledger.claim(url):
+        if not self.fits(url) or self.is_denied(url):
+            return None
+        if self.budget_spent() or not self.ledger.claim(url):
             return None
         return self.schedule(PendingRequest(url, "parse_listing", "on_error"))
 
     def document_request(self, url: str, callback: str) -> Request | None:
         """Sitemaps, feeds and robots.txt: not counted against max_pages."""
-        if self.budget_spent() or not self.ledger.claim(url):
+        if not self.fits(url) or self.budget_spent() or not self.ledger.claim(url):
             return None
         return self.schedule(PendingRequest(url, callback, "on_error"))
 
@@ -316,7 +351,7 @@ class NewsSpider(DocumentCallbacks, scrapy.Spider):
         links = extract_links(response.body, self.content_type(response), response.url)
         articles = 0
         for url in links:
-            if not self.in_scope(url) or self.is_denied(url):
+            if not self.fits(url) or not self.in_scope(url) or self.is_denied(url):
                 continue
             if self.is_article(url):
                 articles += 1

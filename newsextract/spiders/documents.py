@@ -37,6 +37,7 @@ class _Spider(Protocol):
     since: datetime | None
     ledger: CrawlLedger
 
+    def fits(self, url: str) -> bool: ...
     def in_scope(self, url: str) -> bool: ...
     def accepts_listed(self, url: str) -> bool: ...
     def article_request(self, url: str) -> Request | None: ...
@@ -110,7 +111,8 @@ class DocumentCallbacks:
 
     def listed_articles(self: _Spider, urls: list[str]) -> list[str]:
         """The sitemap or feed entries that are articles of this crawl's site."""
-        articles = [url for url in urls if self.in_scope(url) and self.accepts_listed(url)]
+        fitting = [url for url in urls if self.fits(url)]
+        articles = [url for url in fitting if self.in_scope(url) and self.accepts_listed(url)]
         self.count("newsextract/sitemaps/ignored", len(urls) - len(articles))
         return articles
 

@@ -7,7 +7,8 @@
 ``:STEP``. The crawl stops after ``max_misses`` consecutive ids (in id order) that gave no
 page (404, error, not HTML), default the setting ``NEWSEXTRACT_MAX_MISSES``. With the
 state store on, a re-run resumes after the highest id that gave a page, and ids whose URL
-was harvested before are not requested again.
+was harvested before are not requested again. A bad ``ids``, ``url_template``,
+``max_misses`` or ``window`` stops the crawl before it starts, with one line naming it.
 """
 
 from __future__ import annotations
@@ -17,11 +18,13 @@ import string
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 from typing import Any, Self
+from urllib.parse import urlsplit
 
 from scrapy.crawler import Crawler
 from scrapy.http import Request, Response
 from twisted.python.failure import Failure
 
+from newsextract.spiders.arguments import SpiderArgumentError, parsed, whole_number
 from newsextract.spiders.base import VALUE_META, NewsSpider
 from newsextract.spiders.urls import site_of
 from newsextract.state import PendingRequest
@@ -64,7 +67,9 @@ def parse_ids(text: str) -> IdRange:
     """
     match = _IDS.match(text)
     if match is None:
-        raise ValueError(f"ids: expected START-END[:STEP], START-[:STEP] or ID, got {text!r}")
+        raise ValueError(
+            f"ids: expected START-END[:STEP], START-[:STEP] or ID, e.g. 1000-2000, got {text!r}"
+        )
     start = int(match[1])
     if match[2] is None:
         end: int | None = start if "-" not in text else None
@@ -77,7 +82,7 @@ def parse_ids(text: str) -> IdRange:
 
 
 def check_template(template: str) -> str:
-    """Accept a URL template whose only field is ``{id}`` (with any format spec).
+    """Accept an http(s) URL template whose only field is ``{id}`` (with any format spec).
 
     >>> check_template("https://a.jp/{id:08d}.html")
     'https://a.jp/{id:08d}.html'
@@ -85,7 +90,10 @@ def check_template(template: str) -> str:
     fields = {name for _, name, _, _ in string.Formatter().parse(template) if name is not None}
     if fields != {"id"}:
         raise ValueError(f"url_template: needs exactly the field {{id}}, got {template!r}")
-    template.format(id=1)  # a bad format spec fails here, before the crawl starts
+    url = template.format(id=1)  # a bad format spec fails here, before the crawl starts
+    parts = urlsplit(url)
+    if parts.scheme.lower() not in ("http", "https") or not parts.hostname:
+        raise ValueError(f"url_template: needs an absolute http(s) URL, got {template!r}")
     return template
 
 
@@ -132,11 +140,13 @@ class IdRangeSpider(NewsSpider):
     ) -> None:
         super().__init__(*args, **kwargs)
         if not url_template or not ids:
-            raise ValueError("idrange: give -a url_template=URL_WITH_{id} and -a ids=START-END")
-        self.url_template = check_template(url_template)
-        self.ids = parse_ids(ids)
-        self.max_misses = int(max_misses) if max_misses else None
-        self.window = int(window) if window else WINDOW_DEFAULT
+            missing = "ids" if url_template else "url_template"
+            problem = "required: give -a url_template=URL_WITH_{id} and -a ids=START-END"
+            raise SpiderArgumentError(missing, problem)
+        self.url_template = parsed("url_template", url_template, check_template)
+        self.ids = parsed("ids", ids, parse_ids)
+        self.max_misses = whole_number("max_misses", max_misses)
+        self.window = whole_number("window", window) or WINDOW_DEFAULT
         self.site_name = site_of(self.url_for(self.ids.start))
         self.allowed_domains = [self.site_name]
         self.language = language or ""
@@ -188,8 +198,10 @@ class IdRangeSpider(NewsSpider):
         """Up to ``count`` requests for the next ids; known URLs count as pages found."""
         while count > 0 and self.ids.contains(self.next_id) and not self.misses.exhausted():
             value = self.next_id
-            self.next_id += self.ids.step
             url = self.url_for(value)
+            if not self.fits(url):  # ids grew past URLLENGTH_LIMIT: no later id fits either
+                return
+            self.next_id += self.ids.step
             if self.is_denied(url) or not self.ledger.claim(url):
                 continue
             if self.is_known(url):

@@ -5,17 +5,37 @@ Three questions every spider asks before and after a request:
 - asked already in this crawl? (one request a URL, whatever links to it);
 - harvested by an earlier run? (then a scheduled re-run does not request it at all);
 - still open? Every scheduled request is written to the state store's ``pending`` table
-  until it ends (a listing read, an article exported or dropped, an error recorded). Scrapy's
-  ``JOBDIR`` queue does not survive SIGKILL (its disk queue writes its length on close),
-  while its duplicate filter does, so a resumed crawl would never fetch what was in flight
-  or queued; the ledger hands those requests back instead.
+  until it ends (a listing read, an article held by the feeds or dropped, an error
+  recorded). Scrapy's ``JOBDIR`` queue does not survive SIGKILL (its disk queue writes its
+  length on close), while its duplicate filter does, so a resumed crawl would never fetch
+  what was in flight or queued; the ledger hands those requests back instead.
+
+An open request names its spider methods, and a newer version of a spider may no longer
+have them: such a request is handed back through the spider's generic callback
+(:data:`FALLBACK_CALLBACK`, which tells an article from a listing by its URL), with a
+warning, rather than break every later start of the crawl. A request the spider cannot
+take at all is dropped, with the same warning.
 
 Without a state store (``NEWSEXTRACT_STATE=off``) only the first question is answered.
 """
 
 from __future__ import annotations
 
-from newsextract.state import PendingRequest, StateStore
+import logging
+from contextlib import suppress
+from dataclasses import replace
+
+from newsextract.state import PendingRequest, StateStore, StateStoreError
+
+logger = logging.getLogger(__name__)
+
+# _SIGNALLED: close() and paused() are called from signal handlers, where an error is only
+# logged again with a traceback. The store's first failure has already stopped the crawl
+# with its message (StateStore's error hook), and the request stays open for the next run.
+
+#: Where an open request goes when its stored callback or errback no longer exists.
+FALLBACK_CALLBACK = "parse"
+FALLBACK_ERRBACK = "on_error"
 
 
 class CrawlLedger:
@@ -39,8 +59,11 @@ class CrawlLedger:
             self.store.add_pending(self.crawl, request)
 
     def close(self, url: str) -> None:
-        if self.store is not None:
-            self.store.clear_pending(self.crawl, url)
+        # A feed that stores its items at the end confirms them after the spider closed its
+        # store: the request stays open, and the next run finds it harvested and closes it.
+        if self.store is not None and not self.store.closed:
+            with suppress(StateStoreError):  # see _SIGNALLED
+                self.store.clear_pending(self.crawl, url)
 
     def redirected(self, chain: list[str], request: PendingRequest) -> None:
         """A request was redirected along ``chain`` to ``request.url``: what stays open is
@@ -55,24 +78,70 @@ class CrawlLedger:
                 if source != request.url:
                     self.store.record_alias(source, request.url)
 
-    def recover(self) -> list[PendingRequest]:
+    def recover(self, spider: object = None) -> list[PendingRequest]:
         """The requests an earlier run of this crawl left open and nobody else holds,
         claimed for this run. After a clean pause (see :meth:`paused`) ``JOBDIR``'s queue
-        holds them: they are claimed, so not scheduled twice, but not handed back."""
+        holds them: they are claimed, so not scheduled twice, but not handed back.
+
+        With ``spider``, a request naming a method it does not have is re-routed (or
+        dropped): see the module docstring."""
         if self.store is None:
             return []
         pending = self.store.pending(self.crawl)
+        if spider is not None:
+            pending = self._routable(pending, spider)
         self.requested.update(request.url for request in pending)
         if self.store.progress(self._paused_key) is not None:
             self.store.clear_progress(self._paused_key)
             return []
         return pending
 
+    def _routable(self, pending: list[PendingRequest], spider: object) -> list[PendingRequest]:
+        """The open requests the spider can take, re-routed where their methods are gone."""
+        assert self.store is not None
+        kept: list[PendingRequest] = []
+        stale: set[str] = set()
+        rerouted = dropped = 0
+        for request in pending:
+            missing = {m for m in (request.callback, request.errback) if not _has(spider, m)}
+            if not missing:
+                kept.append(request)
+                continue
+            stale |= missing
+            callback = FALLBACK_CALLBACK if request.callback in missing else request.callback
+            errback = FALLBACK_ERRBACK if request.errback in missing else request.errback
+            if _has(spider, callback) and _has(spider, errback):
+                routed = replace(request, callback=callback, errback=errback)
+                self.store.add_pending(self.crawl, routed)
+                kept.append(routed)
+                rerouted += 1
+            else:
+                self.store.clear_pending(self.crawl, request.url)
+                dropped += 1
+        if stale:
+            logger.warning(
+                "%d open requests left by an earlier run of %r name methods the spider no "
+                "longer has (%s): %d handed back through %s(), %d dropped (a page that links "
+                "to them requests them again)",
+                rerouted + dropped,
+                self.crawl,
+                ", ".join(sorted(stale)),
+                rerouted,
+                FALLBACK_CALLBACK,
+                dropped,
+            )
+        return kept
+
     def paused(self) -> None:
         """The crawl stopped cleanly with ``JOBDIR`` set: Scrapy saved its own queue."""
         if self.store is not None:
-            self.store.record_progress(self._paused_key, 1)
+            with suppress(StateStoreError):  # see _SIGNALLED
+                self.store.record_progress(self._paused_key, 1)
 
     @property
     def _paused_key(self) -> str:
         return f"paused {self.crawl}"
+
+
+def _has(spider: object, name: str) -> bool:
+    return callable(getattr(spider, name, None))

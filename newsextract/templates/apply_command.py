@@ -20,23 +20,37 @@ from newsextract.exceptions import NewsExtractError
 from newsextract.extraction.page import parse_page
 from newsextract.extraction.result import Article
 from newsextract.templates.site import LISTING_KIND, SiteTemplates
-from newsextract.templates.store import current_version, parse_rules
+from newsextract.templates.store import current_version, read_rule_file
+
+DESCRIPTION = """\
+Apply a saved rule file to a saved page and print the article the rules give: the headline,
+a blank line, then the main text; or, with --kind listing, one line a record of a listing
+page (title, a tab, the link).
+
+Exit status: 0 the rules gave an answer, 1 they gave none, 2 a file could not be read."""
+
+EPILOG = """\
+examples:
+  newsextract apply rules.xml page.html
+  newsextract apply rules.xml page.html.gz --json
+  newsextract apply rules.xml section.html --kind listing
+"""
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("rules", type=Path, help="an XML rule file")
-    parser.add_argument("page", type=Path, help="a saved HTML page")
-    parser.add_argument("--kind", default="article", help="page kind (default: article)")
+    parser.add_argument("page", type=Path, help="a saved HTML page (.html or .html.gz)")
+    parser.add_argument("--kind", default="article", help="the page kind the rules are for")
     parser.add_argument("--json", action="store_true", help="print the article as JSON")
 
 
 def run(args: argparse.Namespace) -> int:
     url = args.page.resolve().as_uri()
     try:
-        versions = parse_rules(args.rules.read_bytes(), str(args.rules))
+        versions = read_rule_file(args.rules)
         data = args.page.read_bytes()
         data = gzip.decompress(data) if args.page.suffix == ".gz" else data
-    except (OSError, NewsExtractError) as error:
+    except (OSError, EOFError, NewsExtractError) as error:  # EOFError: a truncated .gz
         print(f"newsextract apply: {error}", file=sys.stderr)
         return 2
     site = versions[0].site if versions else args.rules.name.split(".")[0]

@@ -26,7 +26,7 @@ from newsextract.templates.rules import (
     region_blocks,
     select,
 )
-from newsextract.templates.xpaths import Candidate, candidates
+from newsextract.templates.xpaths import Candidate, candidates, name_test, xpath_literal
 
 #: A region is "as good as the best" on a page at this share of the best score. 0.8 and 0.9
 #: gave the same F1 within 0.001 on msv_big9_dev, cleanportaleval and dragnet (5+ pages).
@@ -161,10 +161,10 @@ def _noise_anchors(element: etree._Element, region: etree._Element) -> list[str]
             found.append(f".//{current.tag}")
         for name in ("class", "id"):
             value = current.get(name)
-            if not value or "'" in value or any(ch.isdigit() for ch in value):
+            if not value or any(ch.isdigit() for ch in value):
                 continue
             if not found or NOISE_PATTERN.search(value):
-                found.append(f".//{current.tag}[@{name}='{value}']")
+                found.append(f".//{name_test(current.tag)}[@{name}={xpath_literal(value)}]")
             if len(found) > 1 or NOISE_PATTERN.search(value):
                 return found
         current = current.getparent()

@@ -15,12 +15,30 @@ from newsextract.templates.config import TemplateConfig
 from newsextract.templates.induce import induce
 from newsextract.templates.store import RuleStore
 
+DESCRIPTION = """\
+Learn extraction rules from saved pages of one site and one page kind (two or more pages
+that share the site's layout) and add them, as a new version, to an XML rule file a person
+can read and edit.
+
+Exit status: 0 rules written, 1 no template found in the pages, 2 a file could not be read
+or written."""
+
+EPILOG = """\
+examples:
+  newsextract induce page1.html page2.html page3.html --out example.org.rules.xml
+  newsextract induce saved/*.html.gz --out rules.xml --site example.org
+"""
+
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("pages", nargs="+", type=Path, help="saved HTML pages (two or more)")
-    parser.add_argument("--out", type=Path, required=True, help="the rule file to write")
-    parser.add_argument("--site", default="", help="site name (default: from the file name)")
-    parser.add_argument("--kind", default="article", help="page kind (default: article)")
+    parser.add_argument(
+        "--out", type=Path, required=True, help="the rule file to write (or add a version to)"
+    )
+    parser.add_argument(
+        "--site", default="", help="site name (default: the --out file name up to its first dot)"
+    )
+    parser.add_argument("--kind", default="article", help="the page kind the rules are for")
     parser.add_argument(
         "--template-only",
         action="store_true",
@@ -40,7 +58,7 @@ def read_page(path: Path) -> Page:
 def run(args: argparse.Namespace) -> int:
     try:
         pages = [read_page(path) for path in args.pages]
-    except (OSError, NewsExtractError) as error:
+    except (OSError, EOFError, NewsExtractError) as error:  # EOFError: a truncated .gz
         print(f"newsextract induce: {error}", file=sys.stderr)
         return 2
     site = args.site or args.out.name.split(".")[0]

@@ -18,7 +18,7 @@ from lxml import etree
 from newsextract.extraction.blocks import normalise_text
 from newsextract.extraction.page import Page
 from newsextract.templates.rules import FieldRule, RepeatingRule, select
-from newsextract.templates.xpaths import Candidate, candidates
+from newsextract.templates.xpaths import Candidate, candidates, name_test, xpath_literal
 
 #: A record's link text needs this many words to read as a title (section links have 1-2).
 MIN_TITLE_WORDS_DEFAULT = 3
@@ -44,8 +44,10 @@ def _title_link(record: etree._Element) -> Record | None:
 
 def _shape(element: etree._Element) -> str:
     value = element.get("class")
-    safe = value and "'" not in value and not any(ch.isdigit() for ch in value)
-    return f"{element.tag}[@class='{value}']" if safe else str(element.tag)
+    name = name_test(str(element.tag))
+    if value and not any(ch.isdigit() for ch in value):
+        return f"{name}[@class={xpath_literal(value)}]"
+    return name
 
 
 def _best_list(page: Page) -> tuple[etree._Element, str] | None:

@@ -10,7 +10,12 @@
 * A **repeating rule** gives the records of a listing page (seed 002's primary pivot,
   secondary pivot = record root, field paths relative to the record).
 
-Applying rules is a few compiled XPath evaluations: the fast path.
+Applying rules is a few compiled XPath evaluations: the fast path. Only expressions of the
+rules' grammar (:func:`~newsextract.templates.xpaths.is_rule_xpath`) are ever evaluated: an
+expression that comes from a page's markup or a file is data, never code.
+
+A rule version whose expressions do not all fit that grammar (:func:`refused_xpaths`) is
+refused when it is read or written, as a bad rule file is.
 """
 
 from __future__ import annotations
@@ -28,6 +33,7 @@ from newsextract.extraction.headline import strip_headline
 from newsextract.extraction.page import Page, StructuredData, is_inside
 from newsextract.extraction.result import Article
 from newsextract.templates.noise import MAX_NAMED_SHARE_DEFAULT, is_named_noise
+from newsextract.templates.xpaths import is_rule_xpath
 
 #: Blocks with more link text than this are not body text (method A trial: > 0.5 is noise).
 MAX_LINK_DENSITY_DEFAULT = 0.5
@@ -99,18 +105,50 @@ def _rule_shape(version: RuleVersion) -> tuple[object, ...]:
     return bodies, version.fields, version.listings
 
 
+def version_xpaths(version: RuleVersion) -> Iterator[str]:
+    """Every XPath expression of a version: pivots, paths, drops and records."""
+    for body in version.bodies:
+        yield from (body.pivot, body.path, *body.drops)
+    for rule in version.fields:
+        if not rule.meta:
+            yield from (rule.pivot, rule.path)
+    for listing in version.listings:
+        yield from (listing.pivot, listing.record)
+        for rule in listing.fields:
+            yield from (rule.pivot, rule.path)
+
+
+def refused_xpaths(version: RuleVersion) -> list[str]:
+    """The version's expressions outside the grammar of rules ("" and "." are no XPath)."""
+    return [
+        expression
+        for expression in dict.fromkeys(version_xpaths(version))
+        if expression not in ("", ".") and not is_rule_xpath(expression)
+    ]
+
+
 @lru_cache(maxsize=4096)
-def compiled(expression: str) -> etree.XPath:
-    """XPath expressions are compiled once per process."""
-    return etree.XPath(expression)
+def compiled(expression: str) -> etree.XPath | None:
+    """XPath expressions are compiled once per process; None for one outside the grammar of
+    rules (:func:`~newsextract.templates.xpaths.is_rule_xpath`), which is never evaluated."""
+    if not is_rule_xpath(expression):
+        return None
+    try:
+        return etree.XPath(expression)
+    except etree.XPathError:
+        return None
 
 
 def select(context: etree._Element, expression: str) -> list[etree._Element]:
-    """Elements an expression selects; an expression that fails to evaluate selects nothing."""
+    """Elements an expression selects; an expression outside the grammar of rules, or that
+    fails to evaluate, selects nothing."""
     if expression in ("", "."):
         return [context]
+    xpath = compiled(expression)
+    if xpath is None:
+        return []
     try:
-        found = compiled(expression)(context)
+        found = xpath(context)
     except (etree.XPathError, TypeError):
         return []
     return [el for el in found if isinstance(el, etree._Element)] if isinstance(found, list) else []

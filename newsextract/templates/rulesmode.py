@@ -53,7 +53,7 @@ def rules_outcome(entry: ManifestEntry, templates: SiteTemplates | None) -> Page
     """One page: the light page's answer, else the full page model's (rules, then single)."""
     try:
         body = entry.read_html()
-    except OSError as error:
+    except (OSError, EOFError) as error:  # EOFError: a truncated .gz
         return PageOutcome(entry, "", "failed", 0.0, f"read: {error}")
     started = time.perf_counter()
     try:
@@ -66,4 +66,6 @@ def rules_outcome(entry: ManifestEntry, templates: SiteTemplates | None) -> Page
         seconds = time.perf_counter() - started
         return PageOutcome(entry, "", "failed", seconds, f"{type(error).__name__}: {error}")
     seconds = time.perf_counter() - started
-    return PageOutcome(entry, article.body, article.method, seconds, headline=article.headline)
+    return PageOutcome(
+        entry, article.body, article.method, seconds, headline=article.headline, article=article
+    )

@@ -56,7 +56,7 @@ def _parse(entry: ManifestEntry) -> _Parsed:
     start = time.perf_counter()
     try:
         page = parse_page(entry.read_html(), entry.url)
-    except (NewsExtractError, OSError, ValueError) as error:
+    except (NewsExtractError, OSError, EOFError, ValueError) as error:  # EOFError: a cut .gz
         return _Parsed(entry, None, time.perf_counter() - start, f"{type(error).__name__}: {error}")
     return _Parsed(entry, page, time.perf_counter() - start)
 
@@ -245,4 +245,6 @@ def _outcome(answer: _Answers, combine_single: bool, trusted: bool) -> PageOutco
         chosen = combine(item.page, chosen, answer.single, answer.template, answer.region_start)
     if chosen is None:
         return PageOutcome(item.entry, "", "failed", seconds, answer.error)
-    return PageOutcome(item.entry, chosen.body, chosen.method, seconds, headline=chosen.headline)
+    return PageOutcome(
+        item.entry, chosen.body, chosen.method, seconds, headline=chosen.headline, article=chosen
+    )

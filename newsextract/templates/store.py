@@ -1,49 +1,93 @@
 """Versioned XML rule files, one a site, in a rules directory (schema: ``RULES.md``).
 
-* Parsing is safe: no DTD loading, no entity expansion, no network, no huge trees.
-* Writes are atomic (a temporary file renamed over the old one) and serialised by a lock file,
-  so two crawls writing one site's rules never corrupt them: each reads, changes and writes the
-  file while holding the lock.
+* Parsing is safe: no DTD loading, no entity expansion, no network, no huge trees; a file's
+  size is checked before it is read; every XPath must fit the grammar of rules
+  (:func:`~newsextract.templates.xpaths.is_rule_xpath`), in a file read as in one written.
+* One file a site (:mod:`newsextract.templates.rulefiles` names it), which also holds the
+  site's name: the rules of one site are never read as another's.
+* Writes are atomic and serialised by a lock file, so two crawls writing one site's rules
+  never corrupt them: each reads, changes and writes the file while holding the lock. Files
+  are created as any program creates them (mode 0666 less the umask).
 * A version a person edited (``edited="true"``, or a body whose ``hash`` no longer matches its
   content) is never overwritten and is preferred over induced ones.
 """
 
 from __future__ import annotations
 
-import fcntl
 import hashlib
 import json
-import os
-import re
-import tempfile
+import logging
+import stat
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from lxml import etree
 
 from newsextract.exceptions import RuleFileError
-from newsextract.templates.rules import BodyRule, FieldRule, RepeatingRule, RuleVersion
+from newsextract.templates.rulefiles import (
+    acquire_lock,
+    atomic_write,
+    file_key,
+    history_file,
+    legacy_site_file,
+    lock_file,
+    release_lock,
+    site_file,
+    sweep_stale_locks,
+)
+from newsextract.templates.rules import (
+    BodyRule,
+    FieldRule,
+    RepeatingRule,
+    RuleVersion,
+    refused_xpaths,
+)
+
+logger = logging.getLogger(__name__)
 
 SCHEMA_VERSION = "1"
-#: Rule files larger than this are refused (a site's file holds a few kilobytes a version).
+#: Rule and history files larger than this are refused before they are read (a site's rule
+#: file holds a few kilobytes a version, its history a few hundred kilobytes).
 MAX_RULE_FILE_BYTES_DEFAULT = 4_000_000
-_UNSAFE_NAME = re.compile(r"[^A-Za-z0-9._-]+")
 
 
 def now() -> str:
     return datetime.now(UTC).replace(microsecond=0).isoformat()
 
 
-def site_file(rules_dir: Path, site: str) -> Path:
-    """The file holding one site's rules: its name made safe for any file system."""
-    name = _UNSAFE_NAME.sub("_", site).strip("._") or "site"
-    return rules_dir / f"{name}.rules.xml"
-
-
 # -- reading ---------------------------------------------------------------------------------
+
+
+class ForeignRuleFileError(RuleFileError):
+    """A site's rule file names another site inside."""
+
+
+def read_rule_file(path: Path, site: str | None = None) -> list[RuleVersion]:
+    """Every version in a rule file, its size checked before it is read (``site``: the site
+    the file must hold, when it is a site's file of the rules directory)."""
+    return parse_rules(_read_bounded(path), str(path), site)
+
+
+def _read_bounded(path: Path) -> bytes:
+    """A file's bytes; RuleFileError for a file too large or not a regular file (a FIFO or a
+    device would block or never end), decided before anything is read."""
+    try:
+        found = path.stat()
+        if not stat.S_ISREG(found.st_mode):
+            raise RuleFileError(f"{path}: not a regular file")
+        if found.st_size > MAX_RULE_FILE_BYTES_DEFAULT:
+            raise RuleFileError(
+                f"{path}: rule file too large ({found.st_size:,} bytes, at most "
+                f"{MAX_RULE_FILE_BYTES_DEFAULT:,})"
+            )
+        with path.open("rb") as handle:
+            return handle.read(MAX_RULE_FILE_BYTES_DEFAULT + 1)  # it may grow meanwhile
+    except OSError as error:
+        raise RuleFileError(f"{path}: cannot be read: {error}") from error
 
 
 def _parser() -> etree.XMLParser:
@@ -58,8 +102,9 @@ def _parser() -> etree.XMLParser:
     )
 
 
-def parse_rules(data: bytes, origin: str = "rules") -> list[RuleVersion]:
-    """Every version in a rule file; raise :class:`RuleFileError` for a bad or unsafe file."""
+def parse_rules(data: bytes, origin: str = "rules", site: str | None = None) -> list[RuleVersion]:
+    """Every version in a rule file; raise :class:`RuleFileError` for a bad or unsafe file
+    (``site``: the site it must hold; a file that names another is refused)."""
     if len(data) > MAX_RULE_FILE_BYTES_DEFAULT:
         raise RuleFileError(f"{origin}: rule file too large")
     try:
@@ -70,11 +115,26 @@ def parse_rules(data: bytes, origin: str = "rules") -> list[RuleVersion]:
         raise RuleFileError(f"{origin}: a rule file may not declare a DTD or entities")
     if root.tag != "site":
         raise RuleFileError(f"{origin}: the root element must be <site>")
-    site = root.get("name", "")
+    name = root.get("name", "")
+    if site is not None and name and file_key(name) != file_key(site):
+        raise ForeignRuleFileError(f"{origin}: holds the rules of {name!r}, not of {site!r}")
     try:
-        return [_read_version(site, element) for element in root.iter("rules")]
+        return [_checked(_read_version(name, element)) for element in root.iter("rules")]
     except (ValueError, TypeError) as error:
         raise RuleFileError(f"{origin}: {error}") from error
+
+
+def _checked(version: RuleVersion) -> RuleVersion:
+    """The version, or ValueError when an XPath of it is not one a rule may hold: it comes
+    from a page's markup or a hand's edit, and could be code that runs for minutes."""
+    refused = refused_xpaths(version)
+    if refused:
+        shown = refused[0] if len(refused[0]) <= 80 else refused[0][:77] + "..."
+        raise ValueError(
+            f"<rules kind={version.kind!r} version={version.number}>: {shown!r} is not an "
+            "XPath a rule may hold (see RULES.md, 'XPaths')"
+        )
+    return version
 
 
 def _has_entities(root: etree._Element) -> bool:
@@ -227,36 +287,60 @@ class RuleStore:
         the site's file in ``rules_dir``."""
         self.rules_dir = Path(rules_dir)
         self.file = file
+        self._swept = False
 
     def path(self, site: str) -> Path:
         return self.file if self.file is not None else site_file(self.rules_dir, site)
 
     def load(self, site: str) -> list[RuleVersion]:
+        return self._read(site)
+
+    def _read(self, site: str) -> list[RuleVersion]:
+        """The site's versions: from its file, else from the file an older version named it
+        by, if that holds this site's rules (a shared one may hold another's)."""
         path = self.path(site)
-        if not path.exists():
+        if self.file is not None:
+            return read_rule_file(path) if path.exists() else []
+        if path.exists():
+            return read_rule_file(path, site)
+        legacy = legacy_site_file(self.rules_dir, site)
+        if legacy == path or not legacy.exists():
             return []
-        return parse_rules(path.read_bytes(), str(path))
+        try:
+            versions = read_rule_file(legacy, site)
+        except ForeignRuleFileError:
+            return []  # the other site's, under the name they shared
+        return versions if all(v.site for v in versions) else []  # it must name the site
 
     @contextmanager
     def _locked(self, site: str) -> Iterator[Path]:
         path = self.path(site)
         path.parent.mkdir(parents=True, exist_ok=True)
-        with open(path.with_suffix(".lock"), "a+b") as lock:
-            fcntl.flock(lock.fileno(), fcntl.LOCK_EX)
-            try:
-                yield path
-            finally:
-                fcntl.flock(lock.fileno(), fcntl.LOCK_UN)
+        if not self._swept:
+            self._swept = True
+            sweep_stale_locks(path.parent)
+        lock = lock_file(path)
+        handle = acquire_lock(lock, blocking=True)
+        assert handle is not None
+        try:
+            yield path
+        finally:
+            release_lock(handle, lock)
 
     def update(
         self, site: str, change: Callable[[list[RuleVersion]], list[RuleVersion]]
     ) -> list[RuleVersion]:
-        """Read, change and write a site's versions atomically under its lock."""
+        """Read, change and write a site's versions atomically under its lock; a version
+        whose XPaths a rule may not hold is refused (RuleFileError), never written."""
         with self._locked(site) as path:
-            versions = parse_rules(path.read_bytes(), str(path)) if path.exists() else []
+            versions = self._read(site)
             changed = change(list(versions))
             if changed != versions:
-                _atomic_write(path, render(site, changed))
+                try:
+                    data = render(site, [_checked(v) for v in changed])
+                except ValueError as error:
+                    raise RuleFileError(f"{path}: {error}") from error
+                atomic_write(path, data)
             return changed
 
     def add_version(self, site: str, version: RuleVersion) -> RuleVersion:
@@ -291,20 +375,22 @@ class RuleStore:
         if not path.exists():
             return []
         try:
-            records = json.loads(path.read_text(encoding="utf-8"))
-        except ValueError:
+            data: Any = json.loads(_read_bounded(path).decode("utf-8"))
+        except (RuleFileError, ValueError) as error:
+            logger.warning("history of %s not used: %s", site, error)
             return []  # a damaged history only costs re-induction its evidence
-        return [r for r in records if isinstance(r, dict)] if isinstance(records, list) else []
+        if isinstance(data, dict):  # {"site": ..., "records": [...]}; older versions: a list
+            if file_key(str(data.get("site", ""))) != file_key(site):
+                logger.warning("history of %s not used: %s holds another site's", site, path)
+                return []
+            data = data.get("records")
+        return [r for r in data if isinstance(r, dict)] if isinstance(data, list) else []
 
     def save_history(self, site: str, records: list[dict[str, str]]) -> None:
         with self._locked(site):
-            data = json.dumps(records, ensure_ascii=False).encode("utf-8")
-            _atomic_write(history_file(self.rules_dir, site), data)
-
-
-def history_file(rules_dir: Path, site: str) -> Path:
-    """Beside the rules: a bounded sample of earlier results of the site, for re-induction."""
-    return site_file(rules_dir, site).with_suffix("").with_suffix(".history.json")
+            document = {"site": site, "records": records}
+            data = json.dumps(document, ensure_ascii=False).encode("utf-8")
+            atomic_write(history_file(self.rules_dir, site), data)
 
 
 def current_version(versions: list[RuleVersion]) -> RuleVersion | None:
@@ -314,16 +400,3 @@ def current_version(versions: list[RuleVersion]) -> RuleVersion | None:
         if pool:
             return max(pool, key=lambda v: v.number)
     return None
-
-
-def _atomic_write(path: Path, data: bytes) -> None:
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
-    try:
-        with os.fdopen(handle, "wb") as out:
-            out.write(data)
-            out.flush()
-            os.fsync(out.fileno())
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise

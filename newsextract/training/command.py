@@ -1,12 +1,7 @@
 """Train the block classifier (method E) on the development sets, or measure how it holds.
 
-    newsextract train                       # all development sets; writes the shipped model
-    newsextract train --data DIR --sets dragnet,msv_chaos --out /tmp/model.json
-    newsextract train --holdout             # the generalisation table: every set left out
-    newsextract train --holdout dragnet,wcxb_dev --cross-fit 1   # a quicker look at two
-    newsextract train --folds 3             # K folds by site within every set
-    newsextract train --folds 3 --site-mode # and site mode on the same unseen sites
-
+The model is written to ``--out``; it replaces the model shipped in the package only with
+``--install``, so that a trial run never changes what every later extraction uses.
 ``--holdout`` and ``--folds`` write no model.
 """
 
@@ -14,7 +9,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
+import tempfile
 from pathlib import Path
 
 from newsextract.evaluation.dataset import development_data_dir
@@ -43,7 +40,29 @@ DATASETS_DEFAULT = (
     "wcxb_dev",
     "trafilatura_eval_dev",
 )
-MODEL_PATH_DEFAULT = Path(__file__).resolve().parent.parent / "extraction" / "models" / MODEL_FILE
+#: The model the package ships and extraction reads; ``--install`` replaces it.
+INSTALLED_MODEL_PATH = Path(__file__).resolve().parent.parent / "extraction" / "models" / MODEL_FILE
+#: Where a trained model goes without ``--out``: the current folder.
+OUT_DEFAULT = Path(MODEL_FILE)
+
+DESCRIPTION = """\
+Train the block classifier (method E) on the development sets, each a folder holding a
+manifest.jsonl with gold text, or measure how it holds on pages it never saw.
+
+The model is written to --out; --install makes it the model the package ships, which
+every later extraction uses. --holdout and --folds write no model.
+
+Exit status: 0 done, 2 bad arguments or missing sets."""
+
+EPILOG = """\
+examples:
+  newsextract train --out model.json                 # every development set
+  newsextract train --data sets/ --sets first,second --out model.json
+  newsextract train --install                        # replace the model the package ships
+  newsextract train --holdout                        # the generalisation table
+  newsextract train --holdout dragnet,wcxb_dev --cross-fit 1   # a quicker look at two sets
+  newsextract train --folds 3 --site-mode            # K folds by site, and site mode on them
+"""
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -51,13 +70,23 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--data",
         type=Path,
         default=None,
-        help="folder of development sets (default: ../shared/data or $NEWSEXTRACT_SHARED_DATA)",
+        help="folder of the development sets (default: $NEWSEXTRACT_SHARED_DATA, else the "
+        "development data of a source checkout)",
     )
     parser.add_argument(
-        "--sets", default=",".join(DATASETS_DEFAULT), help="comma-separated set names to train on"
+        "--sets",
+        default=",".join(DATASETS_DEFAULT),
+        help="comma-separated names of the sets (folders of --data) to train on (default: "
+        f"{', '.join(DATASETS_DEFAULT)})",
     )
-    parser.add_argument(
-        "--out", type=Path, default=MODEL_PATH_DEFAULT, help="where to write the model JSON"
+    written = parser.add_mutually_exclusive_group()
+    written.add_argument(
+        "--out", type=Path, default=OUT_DEFAULT, help="where to write the model (JSON)"
+    )
+    written.add_argument(
+        "--install",
+        action="store_true",
+        help="write the model into the package, replacing the shipped one that extraction uses",
     )
     parser.add_argument(
         "--combination",
@@ -66,8 +95,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="how the word model joins the layout classifier (add: it may raise a block's "
         "posterior, never lower it)",
     )
-    parser.add_argument("--layout-weight", type=float, default=0.7)
-    parser.add_argument("--threshold", type=float, default=0.5)
+    parser.add_argument(
+        "--layout-weight",
+        type=float,
+        default=FitConfig.layout_weight,
+        help="the layout classifier's weight beside the word model's (add, weighted)",
+    )
+    parser.add_argument(
+        "--threshold",
+        type=float,
+        default=FitConfig.threshold,
+        help="the posterior at or above which a block is kept",
+    )
     parser.add_argument(
         "--holdout",
         nargs="?",
@@ -122,10 +161,18 @@ def run(args: argparse.Namespace) -> int:
     names = [s for s in args.sets.split(",") if s]
     missing = [name for name in names if not (data / name / "manifest.jsonl").exists()]
     if missing:
-        print(f"no manifest.jsonl for {', '.join(missing)} under {data}", file=sys.stderr)
+        print(
+            f"newsextract train: no manifest.jsonl for {', '.join(missing)} under {data}",
+            file=sys.stderr,
+        )
         return 2
     if args.folds is not None and args.folds < 2:
-        print("--folds needs at least 2 folds", file=sys.stderr)
+        print("newsextract train: --folds needs at least 2 folds", file=sys.stderr)
+        return 2
+    if args.install and (args.folds is not None or args.holdout is not None):
+        print(
+            "newsextract train: --holdout and --folds write no model to --install", file=sys.stderr
+        )
         return 2
     fit = FitConfig(args.combination, args.layout_weight, args.threshold, args.cross_fit)
     print(f"reading {', '.join(names)} from {data}", flush=True)
@@ -138,10 +185,32 @@ def run(args: argparse.Namespace) -> int:
         kfold_scores(samples, KFoldConfig(data, args.folds, fit, args.site_mode))
         return 0
     model = fit_model(samples, fit)
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(model.to_json(), separators=(",", ":"), ensure_ascii=False))
-    print(f"wrote {args.out} ({args.out.stat().st_size / 1e6:.2f} MB)")
+    out = INSTALLED_MODEL_PATH if args.install else args.out
+    try:
+        write_atomically(
+            out, json.dumps(model.to_json(), separators=(",", ":"), ensure_ascii=False)
+        )
+    except OSError as error:
+        print(f"newsextract train: cannot write {out}: {error.strerror or error}", file=sys.stderr)
+        return 2
+    print(f"wrote {out} ({out.stat().st_size / 1e6:.2f} MB)")
+    if args.install:
+        print("installed: extraction now uses this model")
     return 0
+
+
+def write_atomically(path: Path, text: str) -> None:
+    """Write a file whole or not at all: a training run killed while writing must not leave
+    a half-written model where extraction reads it."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as file:
+            file.write(text)
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
 
 
 def _holdout(
@@ -150,7 +219,10 @@ def _holdout(
     held = tuple(s for s in args.holdout.split(",") if s)
     unknown = [name for name in held if name not in {s.dataset for s in samples}]
     if unknown:
-        print(f"--holdout names sets not read: {', '.join(unknown)}", file=sys.stderr)
+        print(
+            f"newsextract train: --holdout names sets not read: {', '.join(unknown)}",
+            file=sys.stderr,
+        )
         return 2
     within = () if args.within_folds < 2 else WITHIN_SETS_DEFAULT
     folds = max(args.within_folds, 2)
