@@ -37,7 +37,13 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "train": ("newsextract.training.command", "train the block classifier (method E)"),
     "induce": ("newsextract.templates.induce_command", "learn extraction rules from pages"),
     "apply": ("newsextract.templates.apply_command", "apply saved rules to a page"),
+    "show": ("newsextract.views.show_command", "write an annotated view of a saved page"),
+    "report": ("newsextract.views.report_command", "write an HTML report of a crawl's data"),
     "demo": ("newsextract.demo", "crawl a bundled site served on 127.0.0.1, offline"),
+    "rules": (
+        "newsextract.sharedmode.rules_command",
+        "move a shared crawl's rules to files and back",
+    ),
 }
 #: The exit status of a command stopped by Ctrl-C (128 + SIGINT, as a shell reports it).
 EXIT_INTERRUPTED = 130

@@ -22,6 +22,17 @@ Override any of them on the command line (``-s NAME=VALUE``). The project's own 
     False leaves single-page extraction out (pages the template stage does not answer
     are then dropped as failures of stage "pipeline").
 
+``NEWSEXTRACT_WARC_DIR``, ``NEWSEXTRACT_WARC_MAX_SIZE``
+    A folder (default: none, off) where every fetched response is kept in gzipped WARC
+    files of at most this many bytes (default 1 GB), for ``newsextract batch --warc``.
+
+``NEWSEXTRACT_REDIS_URL``
+    A Redis URL (also the environment variable of the same name) switches the crawl to
+    shared mode: many workers, on several machines, share one frontier in Redis
+    (:mod:`newsextract.sharedmode`); the start requests are made once, by the first worker.
+    ``NEWSEXTRACT_WORKER_LEASE`` is how long (seconds) the others wait for a worker that
+    stopped answering before they may finish without it.
+
 ``scrapy crawl`` (the project's, :mod:`newsextract.commands.crawl`) exits 2 for a bad
 argument, and 1 when the crawl could not start or did not complete: a feed not written or
 not stored, a state store or a failures file that could not be used.
@@ -49,6 +60,9 @@ NEWSEXTRACT_FAILURES = os.environ.get("NEWSEXTRACT_FAILURES", "")
 NEWSEXTRACT_LISTINGS = os.environ.get("NEWSEXTRACT_LISTINGS", "")
 NEWSEXTRACT_MAX_MISSES = 50  # see newsextract.spiders.idrange.MAX_MISSES_DEFAULT
 NEWSEXTRACT_EXTRACTION_ENABLED = True
+NEWSEXTRACT_WORKER_LEASE = 30.0  # see newsextract.sharedmode.frontier.WORKER_LEASE_DEFAULT
+# Shared mode (NEWSEXTRACT_REDIS_URL set): scrapy-redis's scheduler; nothing otherwise.
+ADDONS = {"newsextract.sharedmode.addon.SharedMode": 0}
 
 # Politeness: robots.txt, one request at a time per site, and a delay that follows the
 # site's own response time (AutoThrottle aims at one request in flight per site).
@@ -74,6 +88,12 @@ HTTPCACHE_ENABLED = False
 HTTPCACHE_DIR = "httpcache"
 HTTPCACHE_EXPIRATION_SECS = 0
 HTTPCACHE_IGNORE_HTTP_CODES = [500, 502, 503, 504, 522, 524, 408, 429]
+
+# Off unless NEWSEXTRACT_WARC_DIR is set: keep every fetched response in WARC files
+# (newsextract.downloadermiddlewares.warc), beside HttpCompressionMiddleware (590).
+NEWSEXTRACT_WARC_DIR = os.environ.get("NEWSEXTRACT_WARC_DIR", "")
+NEWSEXTRACT_WARC_MAX_SIZE = 1_000_000_000  # see newsextract.warc.writer.MAX_SIZE_DEFAULT
+DOWNLOADER_MIDDLEWARES = {"newsextract.downloadermiddlewares.warc.WarcArchive": 580}
 
 ITEM_PIPELINES = {
     "newsextract.pipelines.templates.TemplatePipeline": 300,

@@ -28,9 +28,10 @@ from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import Any, Protocol
 
 from newsextract.exceptions import NewsExtractError
+from newsextract.sharedmode.connection import redis_url
 
 #: Seconds a store call waits for another process's write before failing. A write holds the
 #: lock for one small row (well under a millisecond; a few on a loaded machine), so two
@@ -139,6 +140,31 @@ class PendingRequest:
     callback: str
     errback: str
     value: int | None = None
+
+
+class HarvestStore(Protocol):
+    """What the spiders and the harvest stage ask of a state store: :class:`StateStore` (one
+    SQLite file) or, in shared mode, :class:`~newsextract.sharedmode.state.RedisStateStore`.
+    Every failure is a :class:`StateStoreError`, told to the store's ``on_error`` first."""
+
+    @property
+    def path(self) -> Path | str: ...  # where the store is, for messages
+    @property
+    def closed(self) -> bool: ...
+    def close(self) -> None: ...
+    def is_harvested(self, url: str) -> bool: ...
+    def record_alias(self, source: str, target: str) -> None: ...
+    def harvested_count(self) -> int: ...
+    def holder_of(self, digest: str, url: str) -> str | None: ...
+    def record_harvest(
+        self, url: str, digest: str, site: str = "", fetched_at: str = ""
+    ) -> str | None: ...
+    def progress(self, key: str) -> int | None: ...
+    def clear_progress(self, key: str) -> None: ...
+    def record_progress(self, key: str, value: int) -> None: ...
+    def add_pending(self, crawl: str, request: PendingRequest) -> None: ...
+    def clear_pending(self, crawl: str, url: str) -> None: ...
+    def pending(self, crawl: str) -> list[PendingRequest]: ...
 
 
 class StateStore:
@@ -401,9 +427,17 @@ def state_path(settings: Mapping[str, Any]) -> Path | None:
 
 def open_store(
     settings: Mapping[str, Any], on_error: Callable[[StateStoreError], None] | None = None
-) -> StateStore | None:
-    """Open the store these settings name, or return None when the state is switched off.
+) -> HarvestStore | None:
+    """Open the store these settings name, or return None when the state is switched off:
+    in shared mode (``NEWSEXTRACT_REDIS_URL``) the store in Redis, else the SQLite file.
 
-    Raises :class:`StateStoreError` for a store that cannot be trusted (see the module)."""
+    Raises :class:`StateStoreError` for a store that cannot be trusted (see the module) or,
+    in shared mode, a Redis that cannot be reached."""
     path = state_path(settings)
-    return None if path is None else StateStore(path, on_error=on_error)
+    if path is None:
+        return None
+    if redis_url(settings) is not None:
+        from newsextract.sharedmode.state import RedisStateStore  # it imports this module
+
+        return RedisStateStore.from_settings(settings, on_error=on_error)
+    return StateStore(path, on_error=on_error)

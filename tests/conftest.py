@@ -2,22 +2,21 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+import redis
 from crawl_runner import CrawlRunner, SiteProcess
+from devdata import SHARED_DATA, require_set
 from mirror import Mirror, build_mirror
-
-REPO_ROOT = Path(__file__).resolve().parent.parent
-SHARED_DATA = Path(os.environ.get("NEWSEXTRACT_SHARED_DATA", REPO_ROOT.parent / "shared" / "data"))
+from redis_server import RedisServer
 
 
 @pytest.fixture(scope="session")
 def shared_data() -> Path:
-    if not (SHARED_DATA / "dragnet" / "manifest.jsonl").exists():
-        pytest.fail(f"development data not found at {SHARED_DATA}; set NEWSEXTRACT_SHARED_DATA")
+    """The development data; a test asking for it skips without it (fails in CI)."""
+    require_set(SHARED_DATA, "dragnet")
     return SHARED_DATA
 
 
@@ -43,3 +42,24 @@ def mirror_site(site_server: SiteProcess, shared_data: Path) -> Mirror:
 @pytest.fixture(scope="session")
 def crawl_runner(site_server: SiteProcess) -> CrawlRunner:
     return CrawlRunner(site_server)
+
+
+# --- shared mode: a real Redis on a loopback port of its own ----------------------------
+
+
+@pytest.fixture(scope="session")
+def redis_session(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RedisServer]:
+    server = RedisServer(tmp_path_factory.mktemp("redis"))
+    server.start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def redis_url(redis_session: RedisServer) -> str:
+    """The URL of an empty Redis (the session's server, flushed for each test)."""
+    if redis_session.process is None or redis_session.process.poll() is not None:
+        redis_session.start()  # a test that stopped it
+    with redis.Redis.from_url(redis_session.url) as client:
+        client.flushall()
+    return redis_session.url

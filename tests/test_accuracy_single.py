@@ -14,6 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from devdata import require_set
 
 from newsextract.evaluation.dataset import read_manifest
 from newsextract.evaluation.metric import summarise_set
@@ -43,24 +44,21 @@ SHIPPED_FLOORS: dict[str, float] = {
 # row -> F1 floor with the set left out of training (``--holdout --cross-fit 1``, measured:
 # in brackets).
 HELD_OUT_FLOORS: dict[str, float] = {
-    "wcxb_dev articles": 0.92,
-    "wcxb_dev": 0.78,
-    "trafilatura_eval_dev": 0.92,
-    "dragnet": 0.885,
-    "cleaneval": 0.895,
-    "cleanportaleval": 0.94,
-    "msv_big9_dev": 0.95,
-    "msv_chaos": 0.935,
-    "chinese_wced": 0.91,
+    "wcxb_dev articles": 0.918,  # (0.926; by site within the set 0.940)
+    "wcxb_dev": 0.777,  # (0.785; by site 0.827)
+    "trafilatura_eval_dev": 0.922,  # (0.930; by site 0.937)
+    "dragnet": 0.90,  # (0.908)
+    "cleaneval": 0.892,  # (0.900)
+    "cleanportaleval": 0.942,  # (0.950)
+    "msv_big9_dev": 0.949,  # (0.957)
+    "msv_chaos": 0.945,  # (0.953)
+    "chinese_wced": 0.915,  # (0.923)
 }
 SETS = DATASETS_DEFAULT
 
 
 def _require(shared_data: Path, name: str) -> Path:
-    folder = shared_data / name
-    if not (folder / "manifest.jsonl").exists():
-        pytest.fail(f"development set {name} not found under {shared_data}")
-    return folder
+    return require_set(shared_data, name)
 
 
 @pytest.mark.parametrize("dataset", SETS)

@@ -104,6 +104,15 @@ def test_demo_crawls_the_bundled_site_offline(tmp_path: Path) -> None:
     failures = {f["url"].split("/", 3)[-1]: f for f in _read(out / "failures.jsonl")}
     assert failures["article/2026/11/bridge-repairs-finished.html"]["status"] == 404
     assert "article/2026/11/winter-timetable-2027" in failures
+    rules = list((out / "rules").glob("*.rules.xml"))
+    assert len(rules) == 1, "the learned rules stay in the output folder"
+    report = (out / "report.html").read_text("utf-8")
+    assert "Rule versions" in report and "<script" not in report
+    view = (out / "view.html").read_text("utf-8")
+    assert 'class="nx-body"' in view or " nx-body" in view
+    assert "Content-Security-Policy" in view and "data-nx-region" in view
+    assert f"report: {out / 'report.html'}" in finished.stdout
+    assert f"view of one article: {out / 'view.html'}" in finished.stdout
 
 
 def _read(path: Path) -> list[dict[str, Any]]:

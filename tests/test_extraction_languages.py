@@ -13,6 +13,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from devdata import require_set
 from made_up import made_up, made_up_page
 
 from newsextract.evaluation.conventions import HEADLINE_SETS, with_headline
@@ -135,9 +136,7 @@ def _scores(entry: ManifestEntry, body: str, made: str) -> tuple[PageScore | Sni
 @pytest.mark.accuracy
 @pytest.mark.parametrize("dataset", SETS)
 def test_a_made_up_language_keeps_nine_tenths_of_the_f1(shared_data: Path, dataset: str) -> None:
-    folder = shared_data / dataset
-    if not (folder / "manifest.jsonl").exists():
-        pytest.fail(f"development set {dataset} not found under {shared_data}")
+    folder = require_set(shared_data, dataset)
     original, mapped = [], []
     for entry in _sample(folder):
         html = entry.read_html()

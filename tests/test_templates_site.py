@@ -137,7 +137,9 @@ def test_induce_and_apply_commands(tmp_path: Path, capsys: pytest.CaptureFixture
     out = tmp_path / "example.rules.xml"
     assert (
         induce_command.run(
-            argparse.Namespace(pages=files, out=out, site="", kind="article", template_only=True)
+            argparse.Namespace(
+                pages=files, out=out, site="", kind="article", template_only=True, quiet=True
+            )
         )
         == 0
     )
@@ -299,7 +301,12 @@ def test_induce_adds_a_version_to_an_existing_rule_file(tmp_path: Path) -> None:
             files.append(tmp_path / f"{design.__name__}{n}.html")  # type: ignore[attr-defined]
             files[-1].write_text(page.html)
         arguments = argparse.Namespace(
-            pages=files, out=out, site="example.com", kind="article", template_only=True
+            pages=files,
+            out=out,
+            site="example.com",
+            kind="article",
+            template_only=True,
+            quiet=True,
         )
         assert induce_command.run(arguments) == 0
     versions = parse_rules(out.read_bytes())

@@ -30,6 +30,7 @@ from twisted.python.failure import Failure
 
 from newsextract.exceptions import NewsExtractError
 from newsextract.extensions.outcome import crawl_failure
+from newsextract.sharedmode.connection import SharedModeError, connect, redis_url
 from newsextract.spiders.profiles import check_profiles_setting
 
 logger = logging.getLogger(__name__)
@@ -53,6 +54,9 @@ class Command(ScrapyCrawlCommand):
             logger.error("scrapy crawl %s: %s", args[0], error)
             self.exitcode = EXIT_REFUSED
             return
+        if not self.redis_reachable():
+            self.exitcode = EXIT_FAILED
+            return
         crawler = self._create_crawler(args[0])
         running: Any = self.crawler_process.crawl(crawler, **opts.spargs)
         if isinstance(running, asyncio.Task):
@@ -67,10 +71,29 @@ class Command(ScrapyCrawlCommand):
             logger.error("exit status 1: the crawl did not complete (see the error above)")
             self.exitcode = EXIT_FAILED
 
+    def redis_reachable(self) -> bool:
+        """Shared mode: Redis answers before any request is made (else one message)."""
+        assert self.settings is not None
+        url = redis_url(self.settings)
+        if url is None:
+            return True
+        try:
+            connect(url).close()
+        except SharedModeError as error:
+            logger.critical("%s", error)
+            return False
+        return True
+
     def check(self, spider_name: str, arguments: dict[str, Any]) -> None:
         """Raise UsageError for settings or spider arguments the crawl cannot run with."""
         assert self.settings is not None and self.crawler_process is not None
         check_profiles_setting(self.settings)
+        url = redis_url(self.settings)
+        if url is not None:
+            try:
+                connect(url, check=False).close()
+            except SharedModeError as error:  # not a Redis URL: a bad setting
+                raise UsageError(str(error)) from None
         try:
             spider_class = self.crawler_process.spider_loader.load(spider_name)
         except KeyError:

@@ -14,7 +14,6 @@ import argparse
 import json
 import signal
 import sys
-import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
@@ -36,6 +35,7 @@ from newsextract.evaluation.dataset import (
 from newsextract.evaluation.extract_command import saved_page_item
 from newsextract.evaluation.outcome import PageOutcome
 from newsextract.extraction.result import Article
+from newsextract.progress import progress
 
 if TYPE_CHECKING:
     from newsextract.exporters import RecordFile
@@ -66,13 +66,12 @@ examples:
   find saved-pages -name '*.html' | newsextract batch - --out out/
   newsextract batch pages/manifest.jsonl --out out/ --mode site --rules-dir rules/
   newsextract batch more-pages/manifest.jsonl --out out2/ --mode rules --rules-dir rules/
+  newsextract batch --warc crawl.warc.gz --out articles.jsonl --mode site
 """
 
 ERRORS_FILE = "_errors.jsonl"
 RECORDS_FILE = "_articles"  # + ".jsonl" or ".xml"
 RULE_FILES = "*.rules.xml"  # newsextract.templates.store.site_file
-#: Progress is shown on runs longer than this many pages, every this many pages.
-PROGRESS_EVERY_DEFAULT = 50
 #: The exit status of a run stopped by Ctrl-C (128 + SIGINT, as a shell reports it).
 EXIT_INTERRUPTED = 130
 NO_MAIN_TEXT = "no main text found"
@@ -90,8 +89,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "pages",
         metavar="PAGES",
+        nargs="?",
         help="a folder of saved pages (or one saved page), a manifest.jsonl (or a folder "
         "holding one), or - for a list of page files on standard input",
+    )
+    parser.add_argument(
+        "--warc",
+        type=Path,
+        help="read the pages of this web archive (.warc.gz or .warc) instead of PAGES; --out "
+        "is then the records file, with the failures beside it (<stem>.failures.jsonl)",
     )
     parser.add_argument(
         "--out", type=Path, required=True, help="folder to write into (created if missing)"
@@ -131,6 +137,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if (args.pages is None) == (args.warc is None):
+        _say("give either PAGES or --warc FILE")
+        return 2
+    if args.warc is not None:
+        from newsextract.warc.batch import run as run_warc
+
+        return run_warc(args)
     output: BatchOutput | None = None
     try:
         with StopOnInterrupt() as stop:
@@ -157,16 +170,13 @@ def _extract(
 ) -> int:
     for warning in mode_warnings(entries, args.mode, args.group_by):
         _say(f"warning: {warning}")
-    progress = None if args.quiet else _progress_printer(len(entries), sys.stderr)
     try:
-        for number, outcome in enumerate(outcomes, 1):
-            with stop.deferred():
-                output.write(outcome)
-            if progress:
-                progress(number)
+        with progress(len(entries), "pages", quiet=args.quiet) as bar:
+            for outcome in outcomes:
+                with stop.deferred():
+                    output.write(outcome)
+                bar.update()
     finally:
-        if progress and output.pages < len(entries):
-            print(file=sys.stderr)  # end the progress line of a run cut short
         with stop.deferred():
             output.close()  # the XML root element is closed even on Ctrl-C
     print(f"{output.pages} pages, {output.failed} failed -> {args.out}", file=sys.stderr)
@@ -387,7 +397,7 @@ def _safe_name(page_id: str) -> str:
     return name.lstrip(".") or "_"
 
 
-# -- stopping and progress ---------------------------------------------------------------------
+# -- stopping -----------------------------------------------------------------------------------
 
 
 class StopOnInterrupt(AbstractContextManager["StopOnInterrupt"]):
@@ -430,22 +440,3 @@ class StopOnInterrupt(AbstractContextManager["StopOnInterrupt"]):
             self._writing = False
         if self.requested:
             raise KeyboardInterrupt
-
-
-Progress = Callable[[int], None]
-
-
-def _progress_printer(total: int, stream: TextIO) -> Progress | None:
-    if total <= PROGRESS_EVERY_DEFAULT:
-        return None
-    started = time.perf_counter()
-
-    def show(done: int) -> None:
-        if done % PROGRESS_EVERY_DEFAULT and done != total:
-            return
-        rate = done / max(time.perf_counter() - started, 1e-9)
-        print(f"\r{done}/{total} pages, {rate:.0f} pages/s", end="", file=stream, flush=True)
-        if done == total:
-            print(file=stream)
-
-    return show

@@ -27,6 +27,9 @@ class ManifestEntry:
     lang: str
     fields: dict[str, Any]
     origin: str = field(default="", compare=False)  # "manifest.jsonl:12", for messages
+    #: The HTTP Content-Type the page was served with, where known (a web archive keeps it):
+    #: its charset decides the decoding before the page's own declaration.
+    content_type: str = field(default="", compare=False)
 
     def read_html(self) -> bytes:
         data = self.html_path.read_bytes()

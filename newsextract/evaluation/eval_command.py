@@ -31,6 +31,7 @@ from newsextract.evaluation.runner import (
     evaluate,
     evaluate_method,
 )
+from newsextract.progress import track
 
 DESCRIPTION = """\
 Score extraction against gold text: a manifest (one JSON object a line, see the README) whose
@@ -104,6 +105,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         f"{', '.join(sorted(HEADLINE_SETS))}, whose gold opens with the headline)",
     )
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
+    parser.add_argument("--quiet", action="store_true", help="show no progress")
 
 
 def headline_first(args: argparse.Namespace) -> bool:
@@ -134,7 +136,7 @@ def run(args: argparse.Namespace) -> int:
         rows.append(evaluation)
     for name in args.methods:
         try:
-            rows.append(evaluate_method(entries, name, first))
+            rows.append(evaluate_method(track(entries, label=name, quiet=args.quiet), name, first))
         except MethodUnavailableError as error:
             notes.append(f"skipped {name}: {error}")
     notes.append(f"headline {'scored before the body' if first else 'left out'} (--headline)")

@@ -84,7 +84,7 @@ def extract_one(entry: ManifestEntry, method: PageMethod, name: str) -> PageOutc
         return PageOutcome(entry, "", name, 0.0, f"read: {error}")
     started = time.perf_counter()
     try:
-        page = parse_page(body, entry.url)
+        page = parse_page(body, entry.url, entry.content_type or None)
         extracted = method(page)
     except Exception as error:  # one page's failure, whatever it is, must not end a long run
         seconds = time.perf_counter() - started
@@ -172,7 +172,7 @@ def evaluate(
 
 
 def evaluate_method(
-    entries: Sequence[ManifestEntry], name: str, headline_first: bool = False
+    entries: Iterable[ManifestEntry], name: str, headline_first: bool = False
 ) -> Evaluation:
     """Extract every entry with method ``name`` and score the result."""
     return evaluate(run_method(entries, name), name, headline_first)

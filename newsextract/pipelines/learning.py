@@ -16,6 +16,11 @@ For every fetched page the :class:`SiteLearner` answers one of three things:
 
 A page the rules fail on is kept as a sample of the site's new layout; once enough of them
 are collected the rules are learned again (the templates use the site's history).
+
+In shared mode (many workers, one Redis: :mod:`newsextract.sharedmode.rules`) the site's
+rules are checked for a version another worker saved before each page, and the held pages it
+answers leave the hold; a group whose rules another worker is learning keeps holding pages
+(within the hold's bound) and tries again with its next page.
 """
 
 from __future__ import annotations
@@ -25,7 +30,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 from newsextract.exceptions import NewsExtractError, NotHTMLError, PageTooComplexError
 from newsextract.extraction.page import (
@@ -54,6 +59,7 @@ from newsextract.pipelines.holding import (
     HoldQueue,
 )
 from newsextract.templates.fastpath import LightPage, light_page
+from newsextract.templates.store import LeaseBusyError
 
 logger = logging.getLogger(__name__)
 
@@ -85,6 +91,13 @@ class SiteTemplatesLike(Protocol):
     def extract_light(self, page: LightPage, kind: str = "article") -> Article | None: ...
     def has_rules(self, kind: str) -> bool: ...
     def rule_version(self, kind: str) -> str: ...
+
+
+@runtime_checkable
+class SharedTemplatesLike(Protocol):
+    """Templates whose store other workers write: :meth:`refresh` reloads a new version."""
+
+    def refresh(self) -> bool: ...
 
 
 TemplatesFactory = Callable[[str, Path | None], SiteTemplatesLike]
@@ -150,6 +163,12 @@ class SiteLearner:
         if not isinstance(item, PageItem):
             return Verdict(item)
         key: GroupKey = (item.site, item.group or url_pattern(item.url))
+        ready = self._refresh(item.site)
+        verdict = self._decide(key, item)
+        verdict.released[:0] = ready
+        return verdict
+
+    def _decide(self, key: GroupKey, item: PageItem) -> Verdict:
         fast = self._light(key, item) if item.page is None else None
         if fast is not None:
             item.group = key[1]
@@ -167,6 +186,21 @@ class SiteLearner:
         if borrowed is not None:
             return Verdict(borrowed)
         return self._collect(key, item, page)
+
+    def _refresh(self, site: str) -> list[tuple[HeldPage, Any]]:
+        """Reload the site's rules when another worker saved a version; the held pages of
+        the site that have rules now leave the hold with their answer."""
+        templates = self._site(site)
+        if not isinstance(templates, SharedTemplatesLike) or not templates.refresh():
+            return []
+        self._count("newsextract/shared/rules_reloaded")
+        ready = [k for k in dict.fromkeys(self.hold.keys()) if k[0] == site]
+        released: list[tuple[HeldPage, Any]] = []
+        for key in ready:
+            if templates.has_rules(key[1]):
+                self._note_kind(key)
+                released += self._release(self.hold.pop_group(key), "ready")
+        return released + self._release_borrowers(site)
 
     def _parse(self, item: PageItem) -> Page | None:
         if item.page is not None:
@@ -269,6 +303,10 @@ class SiteLearner:
         before = templates.rule_version(kind)
         try:
             version = templates.learn(list(group.samples), kind)
+        except LeaseBusyError:
+            self._count("newsextract/shared/rules_lease_busy")
+            state.new_since_attempt = max(state.new_since_attempt, 1)  # try again next page
+            return False
         except Exception:
             logger.exception("learning the template of %s %s failed", site, kind)
             self._count("errors")
@@ -344,6 +382,10 @@ class SiteLearner:
 
     def release_all(self) -> list[tuple[HeldPage, Any]]:
         """The crawl is ending or idle: learn what can be learned, answer every held page."""
+        for site in dict.fromkeys(held.key[0] for held in self.hold.pages()):
+            templates = self._site(site)
+            if isinstance(templates, SharedTemplatesLike):
+                templates.refresh()  # another worker's rules answer them all the same
         for key in dict.fromkeys(self.hold.keys()):
             group, state = self._group(key)
             if self._site(key[0]).has_rules(key[1]) or state.gave_up:

@@ -34,7 +34,7 @@ from newsextract.extensions.feeds import article_stored
 from newsextract.extensions.outcome import stop_crawl
 from newsextract.items import ArticleItem
 from newsextract.pipelines import DropPage
-from newsextract.state import StateStore, StateStoreError, content_hash, open_store
+from newsextract.state import HarvestStore, StateStoreError, content_hash, open_store
 
 logger = logging.getLogger(__name__)
 
@@ -44,7 +44,7 @@ SKIPPED_STATS = ("newsextract/state/skipped_known", "newsextract/state/skipped_k
 
 
 class HarvestPipeline:
-    def __init__(self, store: StateStore, stats: StatsCollector) -> None:
+    def __init__(self, store: HarvestStore, stats: StatsCollector) -> None:
         self.store = store
         self.stats = stats
         # Items passed on and not yet exported: URL -> content hash, and the reverse.

@@ -41,6 +41,11 @@ Settings (all optional):
 ``NEWSEXTRACT_MAX_ELEMENTS``, ``NEWSEXTRACT_MAX_BLOCKS``
     How complex a page may be (see :mod:`newsextract.pipelines.extraction`); a page over
     them is passed on, and single-page extraction records it as ``too-complex``.
+``NEWSEXTRACT_REDIS_URL`` (setting or environment variable)
+    Shared mode: the rules live in that Redis (under ``NEWSEXTRACT_REDIS_PREFIX``) instead of
+    the rules directory, one worker at a time learns a site's rules, and every worker uses a
+    new version from its next page on (:mod:`newsextract.sharedmode.rules`). An unreachable
+    Redis stops the crawl at its start with one line saying so.
 """
 
 from __future__ import annotations
@@ -63,7 +68,9 @@ from newsextract.pipelines.learning import (
     LearnerConfig,
     SiteLearner,
     SiteTemplatesLike,
+    TemplatesFactory,
 )
+from newsextract.sharedmode.connection import connect, key_prefix, redis_url
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
@@ -106,10 +113,10 @@ class TemplatePipeline:
         stats = crawler.stats
 
         def count(key: str) -> None:
-            if stats is not None:
-                stats.inc_value(STAT_PREFIX + key)
+            if stats is not None:  # keys of other namespaces (newsextract/shared/) as they are
+                stats.inc_value(key if key.startswith("newsextract/") else STAT_PREFIX + key)
 
-        learner = SiteLearner(_site_templates, learner_config(settings), count)
+        learner = SiteLearner(templates_factory(settings), learner_config(settings), count)
         return cls(learner, crawler)
 
     # --- Scrapy's hooks -------------------------------------------------------------
@@ -226,3 +233,20 @@ def _site_templates(site: str, rules_dir: Path | None) -> SiteTemplatesLike:
 
     templates: SiteTemplatesLike = SiteTemplates(site, rules_dir)
     return templates
+
+
+def templates_factory(settings: BaseSettings) -> TemplatesFactory:
+    """Each site's templates over the rules directory, or over Redis in shared mode
+    (SharedModeError, one clear line, when it cannot be reached)."""
+    url = redis_url(settings)
+    if url is None:
+        return _site_templates
+    from newsextract.sharedmode.rules import RedisRuleStore
+    from newsextract.templates.site import SiteTemplates
+
+    store = RedisRuleStore(connect(url), key_prefix(settings))
+
+    def shared(site: str, rules_dir: Path | None) -> SiteTemplatesLike:
+        return SiteTemplates(site, store=store)
+
+    return shared

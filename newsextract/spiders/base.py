@@ -33,6 +33,8 @@ from newsextract.extensions.jsonl import utc_now
 from newsextract.extensions.listings import listing_fetched
 from newsextract.extensions.outcome import stop_crawl
 from newsextract.items import FailureItem, ListingItem, PageItem
+from newsextract.sharedmode.connection import redis_url
+from newsextract.sharedmode.frontier import SharedFrontier, SharedLedger
 from newsextract.sites.patterns import UrlPattern
 from newsextract.spiders.arguments import (
     MAX_URL_LENGTH_DEFAULT,
@@ -98,6 +100,7 @@ class NewsSpider(DocumentCallbacks, scrapy.Spider):
         self.max_url_length = MAX_URL_LENGTH_DEFAULT
         self.articles_scheduled = 0
         self.ledger = CrawlLedger(self.name, None)
+        self.frontier: SharedFrontier | None = None  # shared mode: the queue in Redis
         self.jobdir = ""
 
     @classmethod
@@ -126,7 +129,13 @@ class NewsSpider(DocumentCallbacks, scrapy.Spider):
         # A longer request would be dropped unseen by Scrapy's UrlLengthMiddleware.
         spider.max_url_length = crawler.settings.getint("URLLENGTH_LIMIT") or spider.max_url_length
         store = open_store(crawler.settings, on_error=partial(stop_crawl, crawler))
-        spider.ledger = CrawlLedger(spider.crawl_key(), store)
+        if redis_url(crawler.settings) is None:
+            spider.ledger = CrawlLedger(spider.crawl_key(), store)
+        else:
+            crawl = spider.crawl_key()
+            frontier = SharedFrontier.from_settings(crawler.settings, spider.name, crawl)
+            spider.frontier = frontier
+            spider.ledger = SharedLedger(crawl, store, frontier)
         spider.jobdir = crawler.settings.get("JOBDIR") or ""
         connect = crawler.signals.connect
         connect(spider.close_ledger, signal=signals.spider_closed)
@@ -217,7 +226,16 @@ class NewsSpider(DocumentCallbacks, scrapy.Spider):
     async def start(self) -> AsyncIterator[Any]:
         for request in self.recovered_requests():
             yield request
-        for request in self.start_requests_all():
+        if self.frontier is None:
+            for request in self.start_requests_all():
+                yield request
+            return
+        # Shared mode: one worker seeds the run; its start requests are all opened in the
+        # ledger at once, so that a worker killed while seeding leaves none unrecorded.
+        if not self.frontier.take_seeding():
+            self.logger.info("another worker seeded this crawl: taking from the shared queue")
+            return
+        for request in list(self.start_requests_all()):
             yield request
 
     def recovered_requests(self) -> Iterator[Request]:

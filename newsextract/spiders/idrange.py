@@ -9,6 +9,12 @@ page (404, error, not HTML), default the setting ``NEWSEXTRACT_MAX_MISSES``. Wit
 state store on, a re-run resumes after the highest id that gave a page, and ids whose URL
 was harvested before are not requested again. A bad ``ids``, ``url_template``,
 ``max_misses`` or ``window`` stops the crawl before it starts, with one line naming it.
+
+In shared mode (``NEWSEXTRACT_REDIS_URL``, with the state store on) the workers share the
+range: each claims chunks of ``NEWSEXTRACT_ID_CHUNK`` ids in Redis, so that no two probe
+the same id, and the stop rule counts the misses of every worker
+(:mod:`newsextract.sharedmode.idpool`). With the state store off, each worker probes the
+whole range.
 """
 
 from __future__ import annotations
@@ -24,6 +30,8 @@ from scrapy.crawler import Crawler
 from scrapy.http import Request, Response
 from twisted.python.failure import Failure
 
+from newsextract.sharedmode.idpool import ID_CHUNK_DEFAULT, IdPool
+from newsextract.sharedmode.state import RedisStateStore
 from newsextract.spiders.arguments import SpiderArgumentError, parsed, whole_number
 from newsextract.spiders.base import VALUE_META, NewsSpider
 from newsextract.spiders.urls import site_of
@@ -152,6 +160,7 @@ class IdRangeSpider(NewsSpider):
         self.language = language or ""
         self.next_id = self.ids.start
         self.misses = MissRun(self.ids.start - self.ids.step, self.ids.step, MAX_MISSES_DEFAULT)
+        self.pool: IdPool | None = None  # shared mode: the ids this worker claims in Redis
 
     @classmethod
     def from_crawler(cls, crawler: Crawler, *args: Any, **kwargs: Any) -> Self:
@@ -161,6 +170,13 @@ class IdRangeSpider(NewsSpider):
                 "NEWSEXTRACT_MAX_MISSES", MAX_MISSES_DEFAULT
             )
         spider.misses.max_misses = spider.max_misses
+        store = spider.ledger.store
+        if isinstance(store, RedisStateStore):
+            chunk = crawler.settings.getint("NEWSEXTRACT_ID_CHUNK", ID_CHUNK_DEFAULT)
+            ids = spider.ids
+            spider.pool = IdPool(
+                store, spider.crawl_key(), ids.step, ids.end, spider.max_misses, chunk
+            )
         return spider
 
     @property
@@ -178,6 +194,12 @@ class IdRangeSpider(NewsSpider):
 
     async def start(self) -> AsyncIterator[Any]:
         self.resume()
+        if self.pool is not None:
+            first = self.pool.begin(self.next_id)
+            if first != self.next_id:
+                self.logger.info(
+                    "joining the shared round of %s from id %d", self.url_template, first
+                )
         for request in self.recovered_requests():
             yield request
         for request in self.next_requests(self.window):
@@ -196,31 +218,54 @@ class IdRangeSpider(NewsSpider):
 
     def next_requests(self, count: int) -> Iterator[Request]:
         """Up to ``count`` requests for the next ids; known URLs count as pages found."""
-        while count > 0 and self.ids.contains(self.next_id) and not self.misses.exhausted():
-            value = self.next_id
+        while count > 0:
+            value = self.next_value()
+            if value is None:
+                return
             url = self.url_for(value)
             if not self.fits(url):  # ids grew past URLLENGTH_LIMIT: no later id fits either
                 return
-            self.next_id += self.ids.step
             if self.is_denied(url) or not self.ledger.claim(url):
                 continue
             if self.is_known(url):
-                self.misses.hit(value)
+                self.answered(value, hit=True)
                 continue
             if not self.take_article_budget():
                 return
             count -= 1
             yield self.schedule(PendingRequest(url, "parse_id", "on_id_error", value))
 
+    def next_value(self) -> int | None:
+        """The next id to probe, or None: the range is done or the misses ran out."""
+        if self.pool is not None:
+            return self.pool.take(self.is_open)
+        if not self.ids.contains(self.next_id) or self.misses.exhausted():
+            return None
+        value = self.next_id
+        self.next_id += self.ids.step
+        return value
+
+    def is_open(self, value: int) -> bool:
+        """Whether some worker holds the request of id ``value`` open (shared mode)."""
+        store = self.ledger.store
+        return isinstance(store, RedisStateStore) and store.is_pending(
+            self.ledger.crawl, self.url_for(value)
+        )
+
+    def answered(self, value: int, hit: bool) -> None:
+        if hit:
+            self.misses.hit(value)
+        else:
+            self.misses.miss(value)
+        if self.pool is not None:
+            self.pool.answered(value, hit)
+
     def parse_id(self, response: Response) -> Iterator[Any]:
         value = int(response.meta[VALUE_META])
         items = list(self.parse_article(response))
-        if items:
-            self.misses.hit(value)
-            if self.ledger.store is not None:
-                self.ledger.store.record_progress(self.progress_key, value)
-        else:
-            self.misses.miss(value)
+        if items and self.ledger.store is not None:
+            self.ledger.store.record_progress(self.progress_key, value)
+        self.answered(value, hit=bool(items))
         yield from items
         yield from self.next_requests(1)
 
@@ -228,5 +273,5 @@ class IdRangeSpider(NewsSpider):
         yield from self.on_error(failure)
         request: Request | None = getattr(failure, "request", None)
         if request is not None and VALUE_META in request.meta:
-            self.misses.miss(int(request.meta[VALUE_META]))
+            self.answered(int(request.meta[VALUE_META]), hit=False)
         yield from self.next_requests(1)

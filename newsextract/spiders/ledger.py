@@ -16,6 +16,12 @@ have them: such a request is handed back through the spider's generic callback
 warning, rather than break every later start of the crawl. A request the spider cannot
 take at all is dropped, with the same warning.
 
+In shared mode the store is in Redis (:mod:`newsextract.sharedmode.state`) and an open
+request belongs to the worker that opened it: what :meth:`CrawlLedger.recover` hands back
+is what dead workers left open (and what this worker's name left in an earlier session),
+each request to one worker only. A clean pause keeps nothing there: scrapy-redis's queue,
+not ``JOBDIR``'s, holds the requests.
+
 Without a state store (``NEWSEXTRACT_STATE=off``) only the first question is answered.
 """
 
@@ -25,7 +31,7 @@ import logging
 from contextlib import suppress
 from dataclasses import replace
 
-from newsextract.state import PendingRequest, StateStore, StateStoreError
+from newsextract.state import HarvestStore, PendingRequest, StateStore, StateStoreError
 
 logger = logging.getLogger(__name__)
 
@@ -39,7 +45,7 @@ FALLBACK_ERRBACK = "on_error"
 
 
 class CrawlLedger:
-    def __init__(self, crawl: str, store: StateStore | None) -> None:
+    def __init__(self, crawl: str, store: HarvestStore | None) -> None:
         self.crawl = crawl  # the crawl's identity: spider name and its sources
         self.store = store
         self.requested: set[str] = set()
@@ -133,8 +139,9 @@ class CrawlLedger:
         return kept
 
     def paused(self) -> None:
-        """The crawl stopped cleanly with ``JOBDIR`` set: Scrapy saved its own queue."""
-        if self.store is not None:
+        """The crawl stopped cleanly with ``JOBDIR`` set: Scrapy saved its own queue (not
+        in shared mode, whose queue is in Redis: the open requests stay recoverable)."""
+        if isinstance(self.store, StateStore):
             with suppress(StateStoreError):  # see _SIGNALLED
                 self.store.record_progress(self._paused_key, 1)
 

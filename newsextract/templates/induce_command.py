@@ -11,6 +11,7 @@ from pathlib import Path
 
 from newsextract.exceptions import NewsExtractError, RuleFileError
 from newsextract.extraction.page import Page, parse_page
+from newsextract.progress import track
 from newsextract.templates.config import TemplateConfig
 from newsextract.templates.induce import induce
 from newsextract.templates.store import RuleStore
@@ -44,6 +45,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="learn from the pages' template alone, without the single-page answer's veto",
     )
+    parser.add_argument("--quiet", action="store_true", help="show no progress")
 
 
 def read_page(path: Path) -> Page:
@@ -57,7 +59,7 @@ def read_page(path: Path) -> Page:
 
 def run(args: argparse.Namespace) -> int:
     try:
-        pages = [read_page(path) for path in args.pages]
+        pages = [read_page(path) for path in track(args.pages, quiet=args.quiet)]
     except (OSError, EOFError, NewsExtractError) as error:  # EOFError: a truncated .gz
         print(f"newsextract induce: {error}", file=sys.stderr)
         return 2

@@ -59,7 +59,7 @@ def rules_outcome(entry: ManifestEntry, templates: SiteTemplates | None) -> Page
     try:
         article = templates.extract_raw(body, entry.url) if templates is not None else None
         if article is None:
-            page = parse_page(body, entry.url)
+            page = parse_page(body, entry.url, entry.content_type or None)
             article = templates.extract(page) if templates is not None else None
             article = article if article is not None else extract_article(page)
     except Exception as error:  # one page's failure, whatever it is, must not end a long run

@@ -3,6 +3,11 @@
 ``SiteTemplates(site, rules_dir)`` learns a site's rules from pages of one kind, saves them as a
 new version when they differ, applies them (the fast path) with validation, and re-induces them
 from earlier results when a redesign breaks them.
+
+The rules are read once from their store and kept. A store that other processes write (Redis
+in shared mode) gives a revision that :meth:`SiteTemplates.refresh` compares before each page,
+so a version another worker saved is used from the next page on; and learning holds the
+store's lease, so one worker at a time learns a site's rules of a kind.
 """
 
 from __future__ import annotations
@@ -11,6 +16,7 @@ import hashlib
 import logging
 from collections import OrderedDict
 from collections.abc import Sequence
+from contextlib import nullcontext
 from dataclasses import replace
 from pathlib import Path
 
@@ -30,7 +36,13 @@ from newsextract.templates.rules import (
     find_region,
     rule_article,
 )
-from newsextract.templates.store import RuleStore, current_version, now
+from newsextract.templates.store import (
+    RuleStore,
+    RuleStoreLike,
+    RuleStoreUnavailableError,
+    current_version,
+    now,
+)
 from newsextract.templates.validate import Verdict, validate_body
 
 logger = logging.getLogger(__name__)
@@ -55,11 +67,23 @@ class SiteTemplates:
     """One site's rules: learned, stored, applied, validated and re-learned."""
 
     def __init__(
-        self, site: str, rules_dir: Path | None = None, config: TemplateConfig = DEFAULT
+        self,
+        site: str,
+        rules_dir: Path | None = None,
+        config: TemplateConfig = DEFAULT,
+        store: RuleStoreLike | None = None,
     ) -> None:
+        """``store``: where the rules are kept, instead of the files of ``rules_dir``."""
         self.site = site
         self.config = config
-        self.store = RuleStore(rules_dir) if rules_dir is not None else None
+        if store is None and rules_dir is not None:
+            store = RuleStore(rules_dir)
+        # the store the rules come from, kept to watch for a fixed version when self.store
+        # is None because what it held could not be read
+        self._source = store
+        self.store = store
+        self._revision: str | None = None
+        self._unwatched = False  # the revision could not be read: said once, not every page
         self._versions: list[RuleVersion] = self._load()
         self._previous: OrderedDict[str, Previous] = OrderedDict()
         self._unsaved = 0
@@ -72,14 +96,43 @@ class SiteTemplates:
     def _load(self) -> list[RuleVersion]:
         """The stored versions. A rule file that cannot be read (a person's edit broke it, or
         it is hostile) is left as it is for them to fix: rules are then kept in memory only."""
-        if self.store is None:
+        if self._source is None:
             return []
         try:
-            return self.store.load(self.site)
+            self._revision = self._source.revision(self.site)  # before: a later write reloads
+            versions = self._source.load(self.site)
         except RuleFileError as error:
             logger.error("rules of %s not used and not overwritten: %s", self.site, error)
             self.store = None
             return []
+        except RuleStoreUnavailableError as error:
+            logger.error(
+                "rules of %s not read, kept in memory until they can be: %s", self.site, error
+            )
+            self.store = None
+            self._revision = ""  # no revision is "": the rules are read once the store answers
+            return []
+        self.store = self._source
+        return versions
+
+    def refresh(self) -> bool:
+        """Reload the rules when their store's revision moved (another worker saved a
+        version, or a person imported one); True when they were reloaded. A store that
+        cannot be asked keeps the rules in memory, with one warning until it answers."""
+        if self._source is None or self._revision is None:
+            return False
+        try:
+            revision = self._source.revision(self.site)
+        except RuleStoreUnavailableError as error:  # go on with the rules in hand
+            if not self._unwatched:
+                logger.warning("rules of %s not checked for new versions: %s", self.site, error)
+            self._unwatched = True
+            return False
+        self._unwatched = False
+        if revision == self._revision:
+            return False
+        self._versions = self._load()
+        return True
 
     @classmethod
     def from_versions(cls, site: str, versions: Sequence[RuleVersion]) -> SiteTemplates:
@@ -113,6 +166,16 @@ class SiteTemplates:
         current = self.current(kind)
         if current is not None and current.edited:
             return current
+        lease = self.store.lease(self.site, kind) if self.store is not None else nullcontext()
+        with lease:  # LeaseBusyError: another worker is learning them
+            self.refresh()
+            if self.current(kind) != current:
+                return self.current(kind)  # saved by another worker while this one waited
+            return self._learn(pages, kind, current)
+
+    def _learn(
+        self, pages: Sequence[Page], kind: str, current: RuleVersion | None
+    ) -> RuleVersion | None:
         version = None
         if kind == LISTING_KIND:
             listing = induce_listing(pages) if len(pages) >= self.config.min_pages else None
@@ -133,6 +196,7 @@ class SiteTemplates:
     def _save(self, version: RuleVersion) -> RuleVersion:
         if self.store is not None:
             saved = self.store.add_version(self.site, version)
+            self._revision = self.store.revision(self.site)
             self._versions = self.store.load(self.site)
             return saved
         current = self.current(version.kind)

@@ -55,7 +55,7 @@ class _Parsed:
 def _parse(entry: ManifestEntry) -> _Parsed:
     start = time.perf_counter()
     try:
-        page = parse_page(entry.read_html(), entry.url)
+        page = parse_page(entry.read_html(), entry.url, entry.content_type or None)
     except (NewsExtractError, OSError, EOFError, ValueError) as error:  # EOFError: a cut .gz
         return _Parsed(entry, None, time.perf_counter() - start, f"{type(error).__name__}: {error}")
     return _Parsed(entry, page, time.perf_counter() - start)

@@ -19,15 +19,15 @@ import json
 import logging
 import stat
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from lxml import etree
 
-from newsextract.exceptions import RuleFileError
+from newsextract.exceptions import NewsExtractError, RuleFileError
 from newsextract.templates.rulefiles import (
     acquire_lock,
     atomic_write,
@@ -69,10 +69,10 @@ class ForeignRuleFileError(RuleFileError):
 def read_rule_file(path: Path, site: str | None = None) -> list[RuleVersion]:
     """Every version in a rule file, its size checked before it is read (``site``: the site
     the file must hold, when it is a site's file of the rules directory)."""
-    return parse_rules(_read_bounded(path), str(path), site)
+    return parse_rules(read_bounded(path), str(path), site)
 
 
-def _read_bounded(path: Path) -> bytes:
+def read_bounded(path: Path) -> bytes:
     """A file's bytes; RuleFileError for a file too large or not a regular file (a FIFO or a
     device would block or never end), decided before anything is read."""
     try:
@@ -276,6 +276,92 @@ def _write_field(parent: etree._Element, rule: FieldRule) -> None:
         element.set("inBody", "true")
 
 
+# -- what every store shares -------------------------------------------------------------
+
+
+class LeaseBusyError(NewsExtractError):
+    """Another worker is learning this site's rules of a kind now (shared mode)."""
+
+
+class RuleStoreUnavailableError(NewsExtractError):
+    """The store cannot be reached now (Redis away): the rules in hand are used meanwhile."""
+
+
+class RuleStoreLike(Protocol):
+    """What :class:`~newsextract.templates.site.SiteTemplates` needs of a store: the rules
+    directory here, or Redis in shared mode (:mod:`newsextract.sharedmode.rules`)."""
+
+    def load(self, site: str) -> list[RuleVersion]: ...
+    def add_version(self, site: str, version: RuleVersion) -> RuleVersion: ...
+    def load_history(self, site: str) -> list[dict[str, str]]: ...
+    def save_history(self, site: str, records: list[dict[str, str]]) -> None: ...
+    def revision(self, site: str) -> str | None:
+        """A token that changes whenever the site's rules are written (None: never watched);
+        cheap enough to ask before every page."""
+        ...
+
+    def lease(self, site: str, kind: str) -> AbstractContextManager[None]:
+        """Held while this process learns the site's rules of a kind; raises
+        :class:`LeaseBusyError` when another one holds it."""
+        ...
+
+
+def with_version(
+    site: str, versions: list[RuleVersion], version: RuleVersion, saved: list[RuleVersion]
+) -> list[RuleVersion]:
+    """``versions`` with ``version`` added as the new one of its kind, the current one closed;
+    unchanged when the current version was edited by a person or has the same rules. The
+    version in force afterwards is appended to ``saved``."""
+    same_kind = [v for v in versions if v.kind == version.kind]
+    current = current_version(same_kind)
+    if current is not None and (current.edited or current.same_rules(version)):
+        saved.append(current)
+        return versions
+    stamp = now()
+    number = max((v.number for v in same_kind), default=0) + 1
+    new = replace(version, site=site, number=number, valid_from=stamp, valid_until="")
+    closed = [
+        replace(v, valid_until=stamp)
+        if v.kind == version.kind and not v.valid_until and not v.edited
+        else v
+        for v in versions
+    ]
+    saved.append(new)
+    return [*closed, new]
+
+
+def render_checked(site: str, versions: list[RuleVersion], origin: str) -> bytes:
+    """The rule file of ``versions``; RuleFileError when an XPath of one is not one a rule
+    may hold (it is never written)."""
+    try:
+        return render(site, [_checked(v) for v in versions])
+    except ValueError as error:
+        raise RuleFileError(f"{origin}: {error}") from error
+
+
+def history_records(data: bytes, site: str, origin: str) -> list[dict[str, str]]:
+    """The records of a site's history; a damaged one or another site's gives none, with a
+    warning (it only costs re-induction its evidence)."""
+    try:
+        if len(data) > MAX_RULE_FILE_BYTES_DEFAULT:
+            raise ValueError(f"history too large ({len(data):,} bytes)")
+        document: Any = json.loads(data.decode("utf-8"))
+    except ValueError as error:
+        logger.warning("history of %s not used: %s: %s", site, origin, error)
+        return []
+    if isinstance(document, dict):  # {"site": ..., "records": [...]}; older versions: a list
+        if file_key(str(document.get("site", ""))) != file_key(site):
+            logger.warning("history of %s not used: %s holds another site's", site, origin)
+            return []
+        document = document.get("records")
+    return [r for r in document if isinstance(r, dict)] if isinstance(document, list) else []
+
+
+def history_bytes(site: str, records: list[dict[str, str]]) -> bytes:
+    document = {"site": site, "records": records}
+    return json.dumps(document, ensure_ascii=False).encode("utf-8")
+
+
 # -- the store -------------------------------------------------------------------------------
 
 
@@ -336,37 +422,14 @@ class RuleStore:
             versions = self._read(site)
             changed = change(list(versions))
             if changed != versions:
-                try:
-                    data = render(site, [_checked(v) for v in changed])
-                except ValueError as error:
-                    raise RuleFileError(f"{path}: {error}") from error
-                atomic_write(path, data)
+                atomic_write(path, render_checked(site, changed, str(path)))
             return changed
 
     def add_version(self, site: str, version: RuleVersion) -> RuleVersion:
         """Save a new version of a kind beside the old ones, closing the current one; a current
         version a person edited is kept current and the new one is not saved."""
         saved: list[RuleVersion] = []
-
-        def change(versions: list[RuleVersion]) -> list[RuleVersion]:
-            same_kind = [v for v in versions if v.kind == version.kind]
-            current = current_version(same_kind)
-            if current is not None and (current.edited or current.same_rules(version)):
-                saved.append(current)
-                return versions
-            stamp = now()
-            number = max((v.number for v in same_kind), default=0) + 1
-            new = replace(version, site=site, number=number, valid_from=stamp, valid_until="")
-            closed = [
-                replace(v, valid_until=stamp)
-                if v.kind == version.kind and not v.valid_until and not v.edited
-                else v
-                for v in versions
-            ]
-            saved.append(new)
-            return [*closed, new]
-
-        self.update(site, change)
+        self.update(site, lambda versions: with_version(site, versions, version, saved))
         return saved[0]
 
     def load_history(self, site: str) -> list[dict[str, str]]:
@@ -375,22 +438,25 @@ class RuleStore:
         if not path.exists():
             return []
         try:
-            data: Any = json.loads(_read_bounded(path).decode("utf-8"))
-        except (RuleFileError, ValueError) as error:
+            data = read_bounded(path)
+        except RuleFileError as error:
             logger.warning("history of %s not used: %s", site, error)
             return []  # a damaged history only costs re-induction its evidence
-        if isinstance(data, dict):  # {"site": ..., "records": [...]}; older versions: a list
-            if file_key(str(data.get("site", ""))) != file_key(site):
-                logger.warning("history of %s not used: %s holds another site's", site, path)
-                return []
-            data = data.get("records")
-        return [r for r in data if isinstance(r, dict)] if isinstance(data, list) else []
+        return history_records(data, site, str(path))
 
     def save_history(self, site: str, records: list[dict[str, str]]) -> None:
         with self._locked(site):
-            document = {"site": site, "records": records}
-            data = json.dumps(document, ensure_ascii=False).encode("utf-8")
-            atomic_write(history_file(self.rules_dir, site), data)
+            atomic_write(history_file(self.rules_dir, site), history_bytes(site, records))
+
+    def revision(self, site: str) -> str | None:
+        """A rules directory is read once a crawl: no revision to watch (see RuleStoreLike)."""
+        return None
+
+    @contextmanager
+    def lease(self, site: str, kind: str) -> Iterator[None]:
+        """Crawls sharing a rules directory may learn one site at once; the lock serialises
+        their writes and the second writes nothing new when it learned the same rules."""
+        yield
 
 
 def current_version(versions: list[RuleVersion]) -> RuleVersion | None:

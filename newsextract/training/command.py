@@ -154,6 +154,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="with --folds: also site mode, each page read with its fold's model, on the sets "
         "of the site-group table (msv_big9_dev, cleanportaleval, dragnet's sites with 5+ pages)",
     )
+    parser.add_argument("--quiet", action="store_true", help="show no progress")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -176,7 +177,7 @@ def run(args: argparse.Namespace) -> int:
         return 2
     fit = FitConfig(args.combination, args.layout_weight, args.threshold, args.cross_fit)
     print(f"reading {', '.join(names)} from {data}", flush=True)
-    samples = load_sets(data, names)
+    samples = load_sets(data, names, quiet=args.quiet)
     blocks = sum(len(s.texts) for s in samples)
     print(f"training on {len(samples)} pages, {blocks} blocks", flush=True)
     if args.holdout is not None:

@@ -17,6 +17,7 @@ from newsextract.exceptions import NewsExtractError
 from newsextract.extraction.classifier import title_blocks
 from newsextract.extraction.features import BlockTable, read_blocks
 from newsextract.extraction.page import parse_page
+from newsextract.progress import track
 from newsextract.training.labels import BlockLabels, label_blocks, label_snippets
 
 #: Fewer pages than this are read in-process: starting workers would cost more.
@@ -69,13 +70,17 @@ def _load_one(job: tuple[ManifestEntry, str]) -> PageSample | None:
     return load_page(*job)
 
 
-def load_sets(data: Path, names: Iterable[str], workers: int | None = None) -> list[PageSample]:
-    """Every page of the named sets under ``data`` (pages that do not parse are left out)."""
+def load_sets(
+    data: Path, names: Iterable[str], workers: int | None = None, quiet: bool = True
+) -> list[PageSample]:
+    """Every page of the named sets under ``data`` (pages that do not parse are left out),
+    with a progress bar unless ``quiet``."""
     jobs = [(entry, name) for name in names for entry in read_manifest(data / name)]
     workers = workers or min(os.cpu_count() or 1, 4)
     if workers < 2 or len(jobs) < SMALL_JOB_PAGES:
-        loaded = [_load_one(job) for job in jobs]
+        loaded = [_load_one(job) for job in track(jobs, label="reading", quiet=quiet)]
     else:
         with ProcessPoolExecutor(max_workers=workers) as pool:
-            loaded = list(pool.map(_load_one, jobs, chunksize=16))
+            mapped = pool.map(_load_one, jobs, chunksize=16)
+            loaded = list(track(mapped, total=len(jobs), label="reading", quiet=quiet))
     return [sample for sample in loaded if sample is not None]

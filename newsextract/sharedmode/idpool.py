@@ -1,0 +1,239 @@
+"""The ids of one id-range crawl, handed out to the workers of shared mode in claimed chunks.
+
+Ids are numbered by their index in the round, ``id = base + index * step``. A worker claims
+a chunk of ``NEWSEXTRACT_ID_CHUNK`` indexes (``INCR`` of a counter: no two workers probe
+the same id) and probes its ids one by one; the claim carries the worker's name, and the
+worker's lease (:mod:`newsextract.sharedmode.state`) keeps it. A chunk whose worker died
+goes back to the pool: the next claim takes it before a new one, and skips the ids already
+answered (a bitmap of answered indexes) or still open in the state store (the dead worker's
+open requests, recovered on their own by the next worker that starts). Keys, under
+``P:idrange:CRAWL:``: ``base``, ``chunks`` (the counter), ``claims`` (chunk -> worker),
+``answered`` (the bitmap) and ``hit`` (the highest index that gave a page).
+
+The stop rule, across workers
+    As for one process (:class:`~newsextract.spiders.idrange.MissRun`): the crawl is
+    exhausted once the ``max_misses`` ids after the highest id that gave a page have all
+    answered, and so all missed (an answer above the highest hit is a miss by definition;
+    each answer and the hit mark move in one script). Every worker asks before each id it
+    probes and before each chunk it claims, and stops when the answer is yes; a page found
+    by a request still in flight raises the mark, and a worker still running goes on past
+    it. What a dead worker left in flight is recovered through the state store.
+
+Rounds
+    The first worker of a crawl sets ``base`` (where a re-run resumes: after the highest id
+    recorded). The round is over when it is exhausted and no living worker holds a chunk,
+    or when every chunk of a bounded range is handed out and none is held; the next worker
+    to start then begins a new round from its own first id, so a scheduled re-run probes
+    the ids after the last page again. A worker that starts while a round is under way
+    joins it (its own ``ids`` do not change the round's).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from newsextract.sharedmode.state import RedisStateStore
+
+#: Ids claimed at once. 100 keeps the claims to one Redis call per 100 ids; a worker that
+#: finds the crawl exhausted leaves the rest of its chunk unprobed, so a larger chunk does
+#: not mean more requests past the end.
+ID_CHUNK_DEFAULT = 100
+
+_LIB = """
+local function exhausted(answered, hit, misses)
+  local last = tonumber(redis.call('GET', hit) or '-1')
+  for index = last + 1, last + math.max(misses, 1) do
+    if redis.call('GETBIT', answered, index) == 0 then return false end
+  end
+  return true
+end
+local function handed_out(base, chunks, size, step, last_id)
+  if last_id < 0 then return false end
+  local count = tonumber(redis.call('GET', chunks) or '0')
+  return tonumber(base) + count * size * step > last_id
+end
+local function held_by_the_living(claims, lease_prefix)
+  local owners = redis.call('HVALS', claims)
+  for _, owner in ipairs(owners) do
+    if redis.call('EXISTS', lease_prefix .. owner) == 1 then return true end
+  end
+  return false
+end
+"""
+
+# KEYS: base, chunks, claims, answered, hit.
+# ARGV: first id, max misses, lease prefix, chunk size, step, last id (-1: none).
+_BEGIN = (
+    _LIB
+    + """
+local misses, size, step, last_id = tonumber(ARGV[2]), tonumber(ARGV[4]), tonumber(ARGV[5]),
+  tonumber(ARGV[6])
+local base = redis.call('GET', KEYS[1])
+if base then
+  local over = false
+  if exhausted(KEYS[4], KEYS[5], misses) then
+    over = not held_by_the_living(KEYS[3], ARGV[3])
+  elseif handed_out(base, KEYS[2], size, step, last_id) then
+    over = redis.call('HLEN', KEYS[3]) == 0
+  end
+  if over then
+    redis.call('DEL', KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5])
+    base = false
+  end
+end
+if not base then
+  redis.call('SET', KEYS[1], ARGV[1])
+  base = ARGV[1]
+end
+return base
+"""
+)
+
+# KEYS: base, chunks, claims, answered, hit.
+# ARGV: worker, lease prefix, max misses, chunk size, step, last id (-1: none).
+# Returns {chunk, 1 if taken over from a dead worker}, {-1, 0} exhausted (or the round is
+# gone), {-2, 0} every chunk of the range handed out.
+_CLAIM = (
+    _LIB
+    + """
+local size, step, last_id = tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6])
+local base = tonumber(redis.call('GET', KEYS[1]))
+if not base or exhausted(KEYS[4], KEYS[5], tonumber(ARGV[3])) then return {-1, 0} end
+local claims = redis.call('HGETALL', KEYS[3])
+for i = 1, #claims, 2 do
+  local owner = claims[i + 1]
+  if owner == ARGV[1] or redis.call('EXISTS', ARGV[2] .. owner) == 0 then
+    redis.call('HSET', KEYS[3], claims[i], ARGV[1])
+    return {tonumber(claims[i]), 1}
+  end
+end
+local chunk = redis.call('INCR', KEYS[2]) - 1
+if last_id >= 0 and base + chunk * size * step > last_id then return {-2, 0} end
+redis.call('HSET', KEYS[3], chunk, ARGV[1])
+return {chunk, 0}
+"""
+)
+
+# KEYS: answered, hit. ARGV: max misses.
+_EXHAUSTED = _LIB + "return exhausted(KEYS[1], KEYS[2], tonumber(ARGV[1])) and 1 or 0"
+
+# KEYS: answered, hit. ARGV: index, 1 for a page.
+_ANSWER = """
+redis.call('SETBIT', KEYS[1], ARGV[1], 1)
+if ARGV[2] == '1' then
+  local last = tonumber(redis.call('GET', KEYS[2]) or '-1')
+  if tonumber(ARGV[1]) > last then redis.call('SET', KEYS[2], ARGV[1]) end
+end
+return 0
+"""
+
+# KEYS: claims. ARGV: chunk, worker.
+_RELEASE = """
+if redis.call('HGET', KEYS[1], ARGV[1]) == ARGV[2] then redis.call('HDEL', KEYS[1], ARGV[1]) end
+return 0
+"""
+
+
+class IdPool:
+    """This worker's share of an id range; see the module docstring."""
+
+    def __init__(
+        self,
+        store: RedisStateStore,
+        crawl: str,
+        step: int,
+        end: int | None,
+        max_misses: int,
+        chunk_size: int = ID_CHUNK_DEFAULT,
+    ) -> None:
+        self.store = store
+        self.crawl = crawl
+        self.step = step
+        self.end = end
+        self.max_misses = max_misses
+        self.chunk_size = max(1, chunk_size)
+        self.base: int | None = None
+        self._chunk: int | None = None
+        self._next = 0  # the next offset in the chunk
+        self._taken_over = False
+        client = store.client
+        self._begin = client.register_script(_BEGIN)
+        self._claim = client.register_script(_CLAIM)
+        self._exhausted = client.register_script(_EXHAUSTED)
+        self._answer = client.register_script(_ANSWER)
+        self._release = client.register_script(_RELEASE)
+
+    def key(self, name: str) -> str:
+        return self.store.key("idrange", self.crawl, name)
+
+    @property
+    def _keys(self) -> list[str]:
+        return [self.key(name) for name in ("base", "chunks", "claims", "answered", "hit")]
+
+    def begin(self, first: int) -> int:
+        """Join the round under way, or begin one at ``first``; returns the round's first id."""
+        args: list[str | int] = [first, self.max_misses, self.store.lease_key("")]
+        args += [self.chunk_size, self.step]
+        args.append(-1 if self.end is None else self.end)
+        self.base = int(self.store.call(lambda: self._begin(self._keys, args)))
+        return self.base
+
+    def exhausted(self) -> bool:
+        keys = [self.key("answered"), self.key("hit")]
+        return bool(self.store.call(lambda: self._exhausted(keys, [self.max_misses])))
+
+    def take(self, is_open: Callable[[int], bool]) -> int | None:
+        """The next id this worker probes, or None once the crawl is exhausted or every id
+        is handed out. ``is_open(id)``: whether the id's request is open in the state store
+        (asked only in a chunk taken over from a dead worker)."""
+        assert self.base is not None, "begin() first"
+        while True:
+            if self._chunk is None:
+                if not self._claim_chunk():
+                    return None
+            elif self.exhausted():
+                return None
+            assert self._chunk is not None
+            index = self._chunk * self.chunk_size + self._next
+            value = self.base + index * self.step
+            if self._next >= self.chunk_size or (self.end is not None and value > self.end):
+                self.release()
+                continue
+            self._next += 1
+            if self._taken_over and (self._is_answered(index) or is_open(value)):
+                continue
+            return value
+
+    def answered(self, value: int, hit: bool) -> None:
+        """Id ``value`` answered (``hit``: with a page), whichever worker asked for it."""
+        index = self._index(value)
+        if index is not None:
+            keys = [self.key("answered"), self.key("hit")]
+            self.store.call(lambda: self._answer(keys, [index, int(hit)]))
+
+    def release(self) -> None:
+        """Give up the chunk in hand: every id of it is handed out (or the worker stops)."""
+        if self._chunk is not None:
+            chunk, self._chunk = self._chunk, None
+            args: list[str | int] = [chunk, self.store.worker]
+            self.store.call(lambda: self._release([self.key("claims")], args))
+
+    def _claim_chunk(self) -> bool:
+        args: list[str | int] = [self.store.worker, self.store.lease_key(""), self.max_misses]
+        args.append(self.chunk_size)
+        args += [self.step, -1 if self.end is None else self.end]
+        chunk, taken_over = self.store.call(lambda: self._claim(self._keys, args))
+        if int(chunk) < 0:
+            return False
+        self._chunk, self._next, self._taken_over = int(chunk), 0, bool(taken_over)
+        return True
+
+    def _is_answered(self, index: int) -> bool:
+        answered = self.key("answered")
+        return bool(self.store.call(lambda: self.store.client.getbit(answered, index)))
+
+    def _index(self, value: int) -> int | None:
+        """The index of ``value`` in this round (None: not one of its ids)."""
+        if self.base is None or value < self.base or (value - self.base) % self.step:
+            return None
+        return (value - self.base) // self.step

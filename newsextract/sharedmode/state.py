@@ -1,0 +1,438 @@
+"""The harvest state store in Redis: what every worker of a shared crawl already has.
+
+The same interface and the same guarantees as the SQLite :class:`~newsextract.state.StateStore`,
+for many workers on many machines (:func:`newsextract.state.open_store` picks this one when
+``NEWSEXTRACT_REDIS_URL`` is set). Every key starts with ``key_prefix(settings)``:
+
+- ``P:state:harvested`` (URL -> content hash), ``P:state:digests`` (content hash -> the URL
+  holding it) and ``P:state:harvest_info`` (URL -> site and fetch time); a harvest is one
+  Lua script, so two workers exporting the same text under two URLs keep it once;
+- ``P:state:aliases`` (redirect source -> target) and ``P:state:progress`` (key -> the
+  highest id, only ever raised: a high-water mark however the workers' answers interleave);
+- ``P:state:pending:CRAWL`` (URL -> the open request) and ``P:state:pending_owner:CRAWL``
+  (URL -> the worker that holds it), written together;
+- ``P:worker:WORKER`` a lease that the worker's heartbeat thread renews
+  (``NEWSEXTRACT_WORKER_LEASE`` seconds, renewed three times a lease).
+
+A worker killed outright loses nothing and duplicates nothing: its open requests stay in
+Redis under its name; once its lease has lapsed, :meth:`RedisStateStore.pending` hands them
+to the first worker that asks (one Lua script claims them, so two starting workers never
+both recover a request), together with the requests that worker's own id left open in an
+earlier session (a worker restarted with the same ``NEWSEXTRACT_WORKER_ID`` gets them back
+at once). A request is handed out once: a worker asking again gets only what was freed
+since, never what it holds (in flight, or in the shared queue). A worker
+that closes cleanly drops its lease, so what it left open is recoverable at once.
+
+A dropped connection is tried again (:data:`RETRY_PAUSES`: a Redis restarted by its service
+manager is back within them); any other failure, or one that outlasts them, is a
+:class:`~newsextract.state.StateStoreError` naming the Redis and saying what to do, handed to
+``on_error`` (which stops the crawl) and raised at once by every later call.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import random
+import socket
+import threading
+import time
+from collections.abc import Callable, Mapping
+from contextlib import suppress
+from typing import Any, TypeVar
+from urllib.parse import urlsplit, urlunsplit
+
+import redis
+from redis.backoff import NoBackoff
+from redis.retry import Retry
+
+from newsextract.sharedmode.connection import (
+    REDIS_URL_SETTING,
+    SharedModeError,
+    connect,
+    key_prefix,
+    redis_url,
+)
+from newsextract.state import PendingRequest, StateStoreError
+
+logger = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+#: Seconds a worker's lease lasts without a heartbeat. A heartbeat thread renews it (so a
+#: busy reactor does not let it lapse); only a dead process, or a Redis unreachable for this
+#: long, loses it. Its open requests wait this long before another worker recovers them.
+WORKER_LEASE_DEFAULT = 30.0
+#: Pauses between the attempts of a call whose connection failed: 4 attempts over 5 s. A
+#: Redis restarted by systemd on the same machine answers again within about a second.
+RETRY_PAUSES = (0.5, 1.5, 3.0)
+
+_RECORD_HARVEST = """
+local holder = redis.call('HGET', KEYS[2], ARGV[2])
+if holder and holder ~= ARGV[1] and redis.call('HGET', KEYS[1], holder) == ARGV[2] then
+  return holder
+end
+local previous = redis.call('HGET', KEYS[1], ARGV[1])
+if previous and previous ~= ARGV[2] and redis.call('HGET', KEYS[2], previous) == ARGV[1] then
+  redis.call('HDEL', KEYS[2], previous)
+end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+redis.call('HSET', KEYS[2], ARGV[2], ARGV[1])
+redis.call('HSET', KEYS[3], ARGV[1], ARGV[3])
+return false
+"""
+
+_HOLDER_OF = """
+local holder = redis.call('HGET', KEYS[2], ARGV[2])
+if holder and holder ~= ARGV[1] and redis.call('HGET', KEYS[1], holder) == ARGV[2] then
+  return holder
+end
+return false
+"""
+
+_IS_HARVESTED = """
+if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 1 then return 1 end
+local target = redis.call('HGET', KEYS[2], ARGV[1])
+if target and redis.call('HEXISTS', KEYS[1], target) == 1 then return 1 end
+return 0
+"""
+
+_RAISE_PROGRESS = """
+local current = redis.call('HGET', KEYS[1], ARGV[1])
+if not current or tonumber(current) < tonumber(ARGV[2]) then
+  redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+end
+return 0
+"""
+
+# An owner is "WORKER|SESSION". For ARGV[1] (worker) and ARGV[2] (its session): claims every
+# open request of a worker whose lease (ARGV[3] .. worker) has lapsed, and those its own
+# worker name left in an earlier session, and returns their URLs. This session's own are
+# not returned: they are in its hands, or in the shared queue.
+_CLAIM_PENDING = """
+local me = ARGV[1] .. '|' .. ARGV[2]
+local owners = redis.call('HGETALL', KEYS[1])
+local alive = {}
+local claimed = {}
+for i = 1, #owners, 2 do
+  local url, owner = owners[i], owners[i + 1]
+  if owner ~= me then
+    local worker = string.match(owner, '^(.*)|[^|]*$') or owner
+    if worker ~= ARGV[1] and alive[worker] == nil then
+      alive[worker] = redis.call('EXISTS', ARGV[3] .. worker) == 1
+    end
+    if worker == ARGV[1] or not alive[worker] then
+      redis.call('HSET', KEYS[1], url, me)
+      claimed[#claimed + 1] = url
+    end
+  end
+end
+return claimed
+"""
+
+_worker_ids: dict[int, str] = {}
+
+
+def worker_id(settings: Mapping[str, Any]) -> str:
+    """This process's name among the workers: ``NEWSEXTRACT_WORKER_ID``, or host, pid and a
+    random part (a pid is reused after a reboot or in another container)."""
+    configured = str(settings.get("NEWSEXTRACT_WORKER_ID") or "").strip()
+    if configured:
+        return configured
+    pid = os.getpid()
+    if pid not in _worker_ids:
+        _worker_ids[pid] = f"{socket.gethostname()}-{pid}-{random.getrandbits(32):08x}"
+    return _worker_ids[pid]
+
+
+def public_url(url: str) -> str:
+    """The URL without its password, for messages.
+
+    >>> public_url("redis://:secret@cache:6379/2")
+    'redis://cache:6379/2'
+    """
+    parts = urlsplit(url)
+    if parts.password is None and parts.username is None:
+        return url
+    host = parts.hostname or ""
+    netloc = f"{host}:{parts.port}" if parts.port else host
+    return urlunsplit((parts.scheme, netloc, parts.path, parts.query, parts.fragment))
+
+
+class Heartbeat:
+    """Keeps a worker's lease alive from a thread; shared by the stores of one process."""
+
+    _running: dict[tuple[str, str], Heartbeat] = {}
+    _lock = threading.Lock()
+
+    def __init__(self, url: str, key: str, lease: float) -> None:
+        self.client = connect(url, check=False)  # its own: it outlives the store that made it
+        self.key = key
+        self.lease = lease
+        self.users = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name=f"lease {key}", daemon=True)
+
+    @classmethod
+    def join(cls, url: str, key: str, lease: float) -> Heartbeat:
+        """The heartbeat of ``key``, started (and the lease taken) by its first user."""
+        with cls._lock:
+            beat = cls._running.get((url, key))
+            if beat is None:
+                beat = cls(url, key, lease)
+                beat.client.set_retry(Retry(NoBackoff(), 0))
+                beat.renew()
+                beat._thread.start()
+                cls._running[(url, key)] = beat
+            beat.users += 1
+            return beat
+
+    def leave(self, url: str) -> None:
+        """The last user gone, the lease is dropped: what it left open is free at once."""
+        with self._lock:
+            self.users -= 1
+            if self.users > 0:
+                return
+            self._running.pop((url, self.key), None)
+        self._stop.set()
+        self._thread.join(timeout=5)
+        with suppress(redis.RedisError):  # else the lease lapses by itself
+            self.client.delete(self.key)
+        self.client.close()
+
+    def renew(self) -> None:
+        self.client.set(self.key, "1", px=max(1, int(self.lease * 1000)))
+
+    def _run(self) -> None:
+        while not self._stop.wait(self.lease / 3):
+            try:
+                self.renew()
+            except redis.RedisError as error:
+                logger.warning("cannot renew the worker lease %s in Redis: %s", self.key, error)
+
+
+class RedisStateStore:
+    """The state store of shared mode; see the module docstring."""
+
+    def __init__(
+        self,
+        url: str,
+        prefix: str,
+        worker: str,
+        lease: float = WORKER_LEASE_DEFAULT,
+        on_error: Callable[[StateStoreError], None] | None = None,
+        retry_pauses: tuple[float, ...] = RETRY_PAUSES,
+    ) -> None:
+        self.url = url
+        self.prefix = prefix
+        self.worker = worker
+        # This store's session: what it opens is in its hands, what the same worker name
+        # left open in an earlier session (a restart) is recovered.
+        self.session = f"{random.getrandbits(48):012x}"
+        self.lease = lease
+        self.on_error = on_error
+        self.retry_pauses = retry_pauses
+        self._failure: StateStoreError | None = None
+        self._closed = False
+        try:
+            self.client = connect(url)
+        except SharedModeError as error:
+            raise StateStoreError(f"shared state store: {error}") from None
+        self.client.set_retry(Retry(NoBackoff(), 0))  # the retries are ours: RETRY_PAUSES
+        self._record_harvest = self.client.register_script(_RECORD_HARVEST)
+        self._holder_of = self.client.register_script(_HOLDER_OF)
+        self._is_harvested = self.client.register_script(_IS_HARVESTED)
+        self._raise_progress = self.client.register_script(_RAISE_PROGRESS)
+        self._claim_pending = self.client.register_script(_CLAIM_PENDING)
+        self._heartbeat = self.call(lambda: Heartbeat.join(url, self.lease_key(worker), lease))
+
+    @classmethod
+    def from_settings(
+        cls,
+        settings: Mapping[str, Any],
+        on_error: Callable[[StateStoreError], None] | None = None,
+    ) -> RedisStateStore:
+        url = redis_url(settings)
+        if url is None:
+            raise StateStoreError(f"shared state store: {REDIS_URL_SETTING} is not set")
+        lease = float(settings.get("NEWSEXTRACT_WORKER_LEASE") or WORKER_LEASE_DEFAULT)
+        return cls(url, key_prefix(settings), worker_id(settings), lease, on_error)
+
+    def __enter__(self) -> RedisStateStore:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    @property
+    def path(self) -> str:
+        """Where the store is, for messages (no password)."""
+        return f"{public_url(self.url)} (keys {self.prefix}:state:*)"
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    def close(self) -> None:
+        if not self._closed:
+            self._closed = True
+            self._heartbeat.leave(self.url)
+            self.client.close()
+
+    # -- keys ----------------------------------------------------------------------------
+
+    def key(self, *parts: str) -> str:
+        return ":".join((self.prefix, *parts))
+
+    def lease_key(self, worker: str) -> str:
+        return self.key("worker", worker)
+
+    # -- calls ---------------------------------------------------------------------------
+
+    def call(self, operation: Callable[[], T]) -> T:
+        """Run one call, trying a dropped connection again; a failure becomes a
+        :class:`StateStoreError` (see the module docstring)."""
+        if self._failure is not None:
+            raise StateStoreError(str(self._failure))
+        for pause in (*self.retry_pauses, None):
+            try:
+                return operation()
+            except redis.ConnectionError as error:
+                if pause is None:
+                    raise self._fail(error) from error
+                logger.warning("Redis at %s: %s; trying again in %.1f s", self.path, error, pause)
+                time.sleep(pause)
+            except redis.RedisError as error:
+                raise self._fail(error) from error
+        raise AssertionError("unreachable")  # the last pause is None
+
+    def _fail(self, error: redis.RedisError) -> StateStoreError:
+        where = public_url(self.url)
+        if isinstance(error, redis.ConnectionError):
+            waited = sum(self.retry_pauses)
+            self._failure = StateStoreError(
+                f"shared state store in Redis at {where} cannot be reached "
+                f"({type(error).__name__}: {error}; tried for {waited:.0f} s): start Redis or "
+                f"fix {REDIS_URL_SETTING}, then run the crawl again (its open requests stay "
+                "in Redis and are picked up)"
+            )
+        else:
+            self._failure = StateStoreError(
+                f"shared state store in Redis at {where} cannot be used "
+                f"({type(error).__name__}: {error}): check that Redis and its log (memory "
+                f"full? a read-only replica? a password?), or fix {REDIS_URL_SETTING}"
+            )
+        if self.on_error is not None:
+            self.on_error(self._failure)
+        return self._failure
+
+    # -- harvested articles --------------------------------------------------------------
+
+    def is_harvested(self, url: str) -> bool:
+        """Harvested under this URL, or under the URL this one redirected to."""
+        keys = [self.key("state", "harvested"), self.key("state", "aliases")]
+        return bool(self.call(lambda: self._is_harvested(keys, [url])))
+
+    def record_alias(self, source: str, target: str) -> None:
+        self.call(lambda: self.client.hset(self.key("state", "aliases"), source, target))
+
+    def harvested_count(self) -> int:
+        return int(self.call(lambda: self.client.hlen(self.key("state", "harvested"))))
+
+    def holder_of(self, digest: str, url: str) -> str | None:
+        """Another URL harvested with this content hash, if any (a read: nothing recorded)."""
+        keys = [self.key("state", "harvested"), self.key("state", "digests")]
+        return _text(self.call(lambda: self._holder_of(keys, [url, digest])))
+
+    def record_harvest(
+        self, url: str, digest: str, site: str = "", fetched_at: str = ""
+    ) -> str | None:
+        """Remember ``url`` with its content hash, unless another URL holds the same text
+        (then return that URL and record nothing): one script, so two workers cannot both
+        keep a body."""
+        keys = [
+            self.key("state", "harvested"),
+            self.key("state", "digests"),
+            self.key("state", "harvest_info"),
+        ]
+        info = json.dumps({"site": site, "fetched_at": fetched_at})
+        return _text(self.call(lambda: self._record_harvest(keys, [url, digest, info])))
+
+    # -- id progress ---------------------------------------------------------------------
+
+    def progress(self, key: str) -> int | None:
+        """The highest id recorded for an id-range crawl, or None for a new crawl."""
+        value = self.call(lambda: self.client.hget(self.key("state", "progress"), key))
+        return None if value is None else int(value)
+
+    def clear_progress(self, key: str) -> None:
+        self.call(lambda: self.client.hdel(self.key("state", "progress"), key))
+
+    def record_progress(self, key: str, value: int) -> None:
+        """Raise the recorded id of ``key`` to ``value``; a lower value changes nothing."""
+        progress = self.key("state", "progress")
+        self.call(lambda: self._raise_progress([progress], [key, value]))
+
+    # -- open requests -------------------------------------------------------------------
+
+    def add_pending(self, crawl: str, request: PendingRequest) -> None:
+        """Remember a scheduled request, held by this worker, until :meth:`clear_pending`."""
+        record = json.dumps(
+            {
+                "url": request.url,
+                "callback": request.callback,
+                "errback": request.errback,
+                "value": request.value,
+                "order": time.time_ns(),  # pending() lists in the order requests were added
+            }
+        )
+
+        def add() -> None:
+            with self.client.pipeline(transaction=True) as both:
+                both.hset(self.key("state", "pending", crawl), request.url, record)
+                owner = f"{self.worker}|{self.session}"
+                both.hset(self.key("state", "pending_owner", crawl), request.url, owner)
+                both.execute()
+
+        self.call(add)
+
+    def clear_pending(self, crawl: str, url: str) -> None:
+        def clear() -> None:
+            with self.client.pipeline(transaction=True) as both:
+                both.hdel(self.key("state", "pending", crawl), url)
+                both.hdel(self.key("state", "pending_owner", crawl), url)
+                both.execute()
+
+        self.call(clear)
+
+    def pending(self, crawl: str) -> list[PendingRequest]:
+        """This crawl's open requests that nobody holds any more, claimed for this store in
+        one script: those of workers whose lease has lapsed, and those this worker's name
+        left in an earlier session. Each is handed out once: asked again (a worker idle
+        looks for the work of dead ones), a store does not get back what it holds."""
+        owners = self.key("state", "pending_owner", crawl)
+        args = [self.worker, self.session, self.lease_key("")]
+        urls = self.call(lambda: self._claim_pending([owners], args))
+        if not urls:
+            return []
+        records = self.call(
+            lambda: self.client.hmget(self.key("state", "pending", crawl), list(urls))
+        )
+        found = [json.loads(record) for record in records if record is not None]
+        found.sort(key=lambda record: int(record.get("order", 0)))
+        return [
+            PendingRequest(str(r["url"]), str(r["callback"]), str(r["errback"]), r["value"])
+            for r in found
+        ]
+
+    def is_pending(self, crawl: str, url: str) -> bool:
+        """Whether any worker holds ``url`` open in this crawl."""
+        owners = self.key("state", "pending_owner", crawl)
+        return bool(self.call(lambda: self.client.hexists(owners, url)))
+
+
+def _text(value: Any) -> str | None:
+    if value is None:
+        return None
+    return value.decode("utf-8") if isinstance(value, bytes) else str(value)
