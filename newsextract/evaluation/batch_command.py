@@ -26,6 +26,7 @@ from newsextract.evaluation.conventions import with_headline
 from newsextract.evaluation.dataset import (
     ManifestEntry,
     ManifestError,
+    group_entries,
     is_saved_page,
     manifest_path,
     read_manifest,
@@ -34,7 +35,6 @@ from newsextract.evaluation.dataset import (
 )
 from newsextract.evaluation.extract_command import saved_page_item
 from newsextract.evaluation.outcome import PageOutcome
-from newsextract.extraction.result import Article
 from newsextract.progress import progress
 
 if TYPE_CHECKING:
@@ -248,7 +248,7 @@ def _site_outcomes(
     extract_site_mode = load_site_mode()
 
     def outcomes() -> Iterator[PageOutcome]:
-        for members in _groups(entries, group_by):
+        for members in group_entries(entries, group_by).values():
             try:
                 site_outcomes, _ = extract_site_mode(
                     members, group_by=group_by, rules_dir=rules_dir, learn=True
@@ -278,8 +278,7 @@ def _rules_outcomes(
             f"rules mode needs newsextract.templates.rulesmode: {error}"
         ) from error
     sites: dict[str, Any] = {}
-    for members in _groups(entries, group_by):
-        key = members[0].group_key(group_by)
+    for key in group_entries(entries, group_by):
         templates = None if key.startswith("_single:") else SiteTemplates(key, rules_dir)
         sites[key] = templates if templates is not None and templates.has_rules() else None
     if not any(sites.values()):
@@ -295,14 +294,6 @@ def _rules_outcomes(
             return PageOutcome(entry, "", "rules", 0.0, runner.failure_reason(error))
 
     return (outcome(entry) for entry in entries)
-
-
-def _groups(entries: Sequence[ManifestEntry], group_by: str) -> list[list[ManifestEntry]]:
-    """Pages by site, in the order the sites first appear."""
-    groups: dict[str, list[ManifestEntry]] = {}
-    for entry in entries:
-        groups.setdefault(entry.group_key(group_by), []).append(entry)
-    return list(groups.values())
 
 
 def load_site_mode() -> Callable[..., tuple[list[PageOutcome], Any]]:
@@ -374,11 +365,8 @@ def _record(outcome: PageOutcome) -> Any:
     """The page's article record. Site and rules modes give the body and headline only:
     their other fields stay empty."""
     entry = outcome.entry
-    article = outcome.article or Article(
-        url=entry.url, body=outcome.body, headline=outcome.headline, method=outcome.method
-    )
     site = entry.fields.get("site")
-    return saved_page_item(article, entry.url, str(site) if site else None, entry.lang)
+    return saved_page_item(outcome.answer(), entry.url, str(site) if site else None, entry.lang)
 
 
 def _error_record(outcome: PageOutcome, error: str) -> dict[str, Any]:

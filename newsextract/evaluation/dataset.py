@@ -59,6 +59,16 @@ class ManifestEntry:
         return str(value) if value else f"_single:{self.id}"
 
 
+def group_entries(
+    entries: Iterable[ManifestEntry], group_by: str
+) -> dict[str, list[ManifestEntry]]:
+    """Pages by their :meth:`ManifestEntry.group_key`, in the order the groups first appear."""
+    groups: dict[str, list[ManifestEntry]] = {}
+    for entry in entries:
+        groups.setdefault(entry.group_key(group_by), []).append(entry)
+    return groups
+
+
 # dragnet has UTF-16 gold files that were read as Latin-1 and written out as UTF-8.
 _UTF16_BOM_READ_AS_LATIN1 = (
     codecs.BOM_UTF16_LE.decode("latin-1").encode("utf-8"),

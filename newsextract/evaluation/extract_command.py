@@ -80,10 +80,14 @@ def article_record(article: Article, url: str | None) -> dict[str, Any]:
 
 
 def saved_page_item(
-    article: Article, url: str | None, site: str | None = None, language: str = ""
+    article: Article,
+    url: str | None,
+    site: str | None = None,
+    language: str = "",
+    fetched_at: str = "",
 ) -> ArticleItem:
     """The article item of a saved page, built as a crawl builds it. ``site`` is the host
-    name of ``url`` unless given; a saved page has no fetch time."""
+    name of ``url`` unless given; ``fetched_at``: when the page was fetched, if known."""
     # Scrapy takes a second to import: only the commands that write records pay for it.
     from newsextract.items import PageItem
     from newsextract.pipelines.extraction import article_item
@@ -96,7 +100,7 @@ def saved_page_item(
         content_type="",
         status=0,
         site=site,
-        fetched_at="",
+        fetched_at=fetched_at,
         language=language,
     )
     return article_item(page, article)

@@ -19,3 +19,11 @@ class PageOutcome:
     #: The whole answer (dates, authors, language...), where the method gives one: the
     #: article record of ``batch`` is built from it, as a crawl builds its records.
     article: Article | None = None
+
+    def answer(self) -> Article:
+        """The article to build the page's record from: the method's whole answer, or one
+        of the body and headline alone (site and rules modes give no more)."""
+        if self.article is not None:
+            return self.article
+        entry = self.entry
+        return Article(url=entry.url, body=self.body, headline=self.headline, method=self.method)

@@ -53,3 +53,10 @@ def connect(url: str, check: bool = True) -> redis.Redis:
                 f"(Debian: apt-get install redis-server) or fix {REDIS_URL_SETTING}"
             ) from None
     return client
+
+
+def text(value: Any) -> str | None:
+    """A Redis reply as text (replies are bytes; None stays None)."""
+    if value is None:
+        return None
+    return value.decode("utf-8") if isinstance(value, bytes) else str(value)

@@ -70,6 +70,7 @@ from newsextract.sharedmode.connection import (
     connect,
     key_prefix,
     redis_url,
+    text,
 )
 from newsextract.sharedmode.state import RedisStateStore
 from newsextract.spiders.ledger import CrawlLedger
@@ -233,7 +234,7 @@ class SharedFrontier:
         """True for the one worker that makes the start requests of this run."""
         # Two calls, each safe to send again: SET NX's own answer is lost with its reply.
         self.client.set(self.key("seeded"), self.worker, nx=True)
-        return _text(self.client.get(self.key("seeded"))) == self.worker
+        return text(self.client.get(self.key("seeded"))) == self.worker
 
     def claim(self, url: str) -> bool:
         """True for the first worker to claim ``url`` in this run."""
@@ -279,10 +280,6 @@ class SharedFrontier:
         """The worker stops: the others need not wait for its lease to run out."""
         self.busy = False
         self.client.zrem(self.key("busy"), self.worker)
-
-
-def _text(value: Any) -> str | None:
-    return value.decode("utf-8") if isinstance(value, bytes) else value
 
 
 class SharedDupeFilter(RFPDupeFilter):  # type: ignore[misc]  # scrapy-redis has no hints

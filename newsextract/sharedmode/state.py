@@ -53,6 +53,7 @@ from newsextract.sharedmode.connection import (
     connect,
     key_prefix,
     redis_url,
+    text,
 )
 from newsextract.state import PendingRequest, StateStoreError
 
@@ -343,7 +344,7 @@ class RedisStateStore:
     def holder_of(self, digest: str, url: str) -> str | None:
         """Another URL harvested with this content hash, if any (a read: nothing recorded)."""
         keys = [self.key("state", "harvested"), self.key("state", "digests")]
-        return _text(self.call(lambda: self._holder_of(keys, [url, digest])))
+        return text(self.call(lambda: self._holder_of(keys, [url, digest])))
 
     def record_harvest(
         self, url: str, digest: str, site: str = "", fetched_at: str = ""
@@ -357,7 +358,7 @@ class RedisStateStore:
             self.key("state", "harvest_info"),
         ]
         info = json.dumps({"site": site, "fetched_at": fetched_at})
-        return _text(self.call(lambda: self._record_harvest(keys, [url, digest, info])))
+        return text(self.call(lambda: self._record_harvest(keys, [url, digest, info])))
 
     # -- id progress ---------------------------------------------------------------------
 
@@ -430,9 +431,3 @@ class RedisStateStore:
         """Whether any worker holds ``url`` open in this crawl."""
         owners = self.key("state", "pending_owner", crawl)
         return bool(self.call(lambda: self.client.hexists(owners, url)))
-
-
-def _text(value: Any) -> str | None:
-    if value is None:
-        return None
-    return value.decode("utf-8") if isinstance(value, bytes) else str(value)

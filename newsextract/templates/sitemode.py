@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from newsextract.evaluation.dataset import ManifestEntry
+from newsextract.evaluation.dataset import ManifestEntry, group_entries
 from newsextract.evaluation.outcome import PageOutcome
 from newsextract.exceptions import NewsExtractError
 from newsextract.extraction.combiner import keep_threshold, scored_article
@@ -61,13 +61,6 @@ def _parse(entry: ManifestEntry) -> _Parsed:
     return _Parsed(entry, page, time.perf_counter() - start)
 
 
-def _groups(entries: Sequence[ManifestEntry], group_by: str) -> dict[str, list[ManifestEntry]]:
-    groups: dict[str, list[ManifestEntry]] = {}
-    for entry in entries:
-        groups.setdefault(entry.group_key(group_by), []).append(entry)
-    return groups
-
-
 def extract_site_mode(
     entries: Sequence[ManifestEntry],
     *,
@@ -79,7 +72,7 @@ def extract_site_mode(
     """Outcomes in the order of ``entries``, and the figures of seed 002."""
     outcomes: dict[str, PageOutcome] = {}
     figures = _Figures()
-    for key, members in _groups(entries, group_by).items():
+    for key, members in group_entries(entries, group_by).items():
         parsed = [_parse(entry) for entry in members]
         templates = None
         if not key.startswith("_single:"):

@@ -26,7 +26,6 @@ from urllib.parse import urlsplit
 from newsextract.evaluation import runner
 from newsextract.evaluation.dataset import ManifestEntry
 from newsextract.evaluation.outcome import PageOutcome
-from newsextract.extraction.result import Article
 from newsextract.warc.reader import ArchivedResponse, WarcReader
 
 FAILURES_SUFFIX = ".failures.jsonl"
@@ -92,22 +91,12 @@ class _Output:
 
 def article_record(outcome: PageOutcome, entry: ArchivedEntry) -> dict[str, Any]:
     """The crawl's record of the page, with the archive record's id."""
+    from newsextract.evaluation.extract_command import saved_page_item
     from newsextract.exporters import record_dict
-    from newsextract.items import PageItem
-    from newsextract.pipelines.extraction import article_item
 
-    article = outcome.article or Article(
-        url=entry.url, body=outcome.body, headline=outcome.headline, method=outcome.method
-    )
-    page = PageItem(
-        url=entry.url or "",
-        body=b"",  # the record builder reads the article, never the page's bytes
-        content_type=entry.content_type,
-        status=200,
-        site=str(entry.fields.get("domain") or ""),
-        fetched_at=entry.fetched_at,
-    )
-    return {**record_dict(article_item(page, article)), "warcRecordId": entry.record_id}
+    site = str(entry.fields.get("domain") or "")
+    item = saved_page_item(outcome.answer(), entry.url, site, fetched_at=entry.fetched_at)
+    return {**record_dict(item), "warcRecordId": entry.record_id}
 
 
 def _pages(reader: WarcReader, output: _Output) -> Iterator[ArchivedEntry]:
