@@ -14,13 +14,13 @@ import redis
 from scrapy.http import Request
 from scrapy.settings import Settings
 from scrapy.utils.test import get_crawler
-from scrapy_redis.queue import PriorityQueue
 
 from newsextract import settings as project_settings
 from newsextract.sharedmode.addon import SHARED_DUPEFILTER, SHARED_SCHEDULER, SharedMode
 from newsextract.sharedmode.frontier import (
     SharedDupeFilter,
     SharedFrontier,
+    SharedQueue,
     crawl_name,
     shared_client,
 )
@@ -130,8 +130,8 @@ def test_a_call_sent_again_after_a_lost_reply_gets_the_same_answer(redis_url: st
     own claim taken (its link would never be requested)."""
     worker = frontier(redis_url, "a")
     worker.client.zadd(worker.queue_key, {b"first": 0, b"second": 1})
-    keys = [worker.queue_key, worker.key("busy"), worker.key("taken:a")]
-    args = ["a", 30, 0, "token-1"]
+    keys = [worker.queue_key, worker.key("busy"), worker.key("taken:a"), "x", "y"]
+    args = ["a", 30, 0, "token-1", ""]
     assert worker._pop(keys=keys, args=args) == b"first"
     assert worker._pop(keys=keys, args=args) == b"first"  # the same call, sent again
     assert worker.pop() == b"second"
@@ -164,6 +164,43 @@ def test_a_worker_that_leaves_is_not_waited_for(redis_url: str) -> None:
     assert staying.finish_if_drained()
 
 
+def holding(url: str, worker: str) -> SharedFrontier:
+    """A worker whose open requests are in the hash ``test:owners``, held as ``worker|s``."""
+    made = frontier(url, worker)
+    made.hold_open_requests("test:owners", f"{worker}|s")
+    return made
+
+
+def test_taking_a_request_makes_the_taker_its_holder(redis_url: str) -> None:
+    opener, taker = holding(redis_url, "a"), holding(redis_url, "b")
+    opener.client.hset("test:owners", "https://example.org/1.html", "a|s")
+    opener.client.zadd(opener.queue_key, {b"https://example.org/1.html\nrequest": 0})
+    assert taker.pop() == b"https://example.org/1.html\nrequest"
+    assert taker.client.hget("test:owners", "https://example.org/1.html") == b"b|s"
+
+
+def test_no_worker_stops_while_another_holds_open_requests(redis_url: str) -> None:
+    """Open requests in a worker's hands (a page fetched, or held by the pipeline until a
+    template is learned) keep the others running until it stops too; one killed holding
+    them keeps the others until its requests are taken over."""
+    holder, other = holding(redis_url, "a"), holding(redis_url, "b")
+    holder.client.hset("test:owners", "https://example.org/1.html", "a|s")
+    assert not other.finish_if_drained()  # a holds a page and is not stopping
+    holder.client.hset("test:owners", "https://example.org/1.html", "b|s")  # taken over
+    assert other.finish_if_drained()
+
+
+def test_workers_that_all_hold_pages_stop_together(redis_url: str) -> None:
+    first, second = holding(redis_url, "a"), holding(redis_url, "b")
+    first.client.hset("test:owners", mapping={"https://example.org/1.html": "a|s"})
+    first.client.hset("test:owners", mapping={"https://example.org/2.html": "b|s"})
+    assert not first.drained()  # b holds a page, and is not stopping yet
+    assert second.finish_if_drained()  # a is stopping: it settles its own page as it closes
+    assert not first.finish_if_drained()  # b has not settled its page yet
+    second.client.hdel("test:owners", "https://example.org/2.html")  # b closed
+    assert first.finish_if_drained()
+
+
 # --- requests through the Redis queue -------------------------------------------------
 
 
@@ -193,8 +230,10 @@ def test_requests_survive_the_redis_queue(
     request = made.make_request(
         PendingRequest("https://example.org/n/1", callback, "on_error", value), priority=3
     )
-    queue = PriorityQueue(redis.Redis.from_url(redis_url), made, "test:requests")
+    server = redis.Redis.from_url(redis_url)
+    queue = SharedQueue(server, made, "test:requests")
     queue.push(request)
+    assert server.zrange("test:requests", 0, 0)[0].startswith(b"https://example.org/n/1\n")
     back = queue.pop()
     assert back is not None
     assert back.url == request.url and back.priority == request.priority
@@ -217,3 +256,31 @@ def test_a_redis_url_that_is_not_one_is_refused(tmp_path: Path) -> None:
     )
     assert done.returncode == 2
     assert "NEWSEXTRACT_REDIS_URL='not-a-url' is not a Redis URL" in done.stderr
+
+
+def test_shared_mode_fetches_listings_before_articles(redis_url: str) -> None:
+    """The queue outlives a stop, and a wide frontier keeps every worker busy: listings
+    come first in shared mode; embedded mode keeps articles first."""
+    settings = {"NEWSEXTRACT_STATE": "off", "NEWSEXTRACT_REDIS_URL": redis_url}
+    arguments = {"start_url": "https://example.org/", "allow": "/n/"}
+    shared = SiteSpider.from_crawler(get_crawler(SiteSpider, settings), **arguments)
+    embedded = spider_of(SiteSpider, **arguments)
+    for spider, listings_first in ((shared, True), (embedded, False)):
+        listing = spider.make_request(PendingRequest("https://example.org/", "parse", "on_error"))
+        article = spider.make_request(
+            PendingRequest("https://example.org/n/1", "parse_article", "on_error")
+        )
+        assert (listing.priority > article.priority) is listings_first
+
+
+def test_a_claimed_url_is_open_in_the_same_step(redis_url: str) -> None:
+    """A worker killed right after it claimed a link must leave it open for another to take
+    over: the claim and the open request are one script."""
+    first, second = holding(redis_url, "a"), holding(redis_url, "b")
+    url = "https://example.org/1.html"
+    assert first.claim_and_open(url, "test:pending", '{"url": "x"}')
+    assert first.client.hget("test:owners", url) == b"a|s"
+    assert first.client.hget("test:pending", url) == b'{"url": "x"}'
+    assert first.claim_and_open(url, "test:pending", '{"url": "x"}')  # its call sent again
+    assert not second.claim_and_open(url, "test:pending", '{"url": "y"}')
+    assert first.client.hget("test:owners", url) == b"a|s"

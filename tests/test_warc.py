@@ -15,11 +15,19 @@ from mirror import Mirror
 from scrapy import Request, Spider
 from scrapy.exceptions import NotConfigured
 from scrapy.http import HtmlResponse
+from scrapy.http.request import NO_CALLBACK
 from scrapy.utils.test import get_crawler
 
 from newsextract.downloadermiddlewares.warc import WarcArchive
+from newsextract.spiders.site import SiteSpider
 from newsextract.warc.reader import WarcReader
-from newsextract.warc.writer import WarcWriter, http_block
+from newsextract.warc.writer import (
+    KIND_FIELD,
+    LANGUAGE_FIELD,
+    SITE_FIELD,
+    WarcWriter,
+    http_block,
+)
 
 ARTICLE = (
     b"<html><head><title>A story</title></head><body><article>"
@@ -41,6 +49,46 @@ def _archive(folder: Path, pages: int, extra: bool = True) -> Path:
     if extra:
         text = [(b"Content-Type", b"text/plain")]
         writer.write_response("http://example.org/robots.txt", http_block(200, text, b"ok"))
+    writer.close()
+    return writer.files[0]
+
+
+_WORDS = ("harbour", "boats", "nets", "tide", "market", "gulls", "rope", "quay")
+
+
+def _story(number: int) -> bytes:
+    """An article of a site's one template: header, related links and footer around it."""
+    lines = "".join(
+        f"<p>Story {number} line {k}: the {_WORDS[(number * 3 + k) % len(_WORDS)]} and the "
+        f"{_WORDS[(number * 5 + k * 7) % len(_WORDS)]} were seen by {number * k} people near the "
+        f"{_WORDS[(k + number) % len(_WORDS)]} today, said the council.</p>"
+        for k in range(6)
+    )
+    return (
+        f"<html><head><title>Story {number}</title></head><body><header><a href='/'>Harbour "
+        "News</a> <a href='/sport'>Sport</a> <a href='/weather'>Weather</a></header>"
+        f"<div class='main'><h1>Story {number}</h1>{lines}</div><div class='related'><h2>More "
+        "news</h2><ul><li><a href='/story/a.html'>The ferry timetable changes next month for "
+        "the summer season</a></li><li><a href='/story/b.html'>New lighthouse keeper named "
+        "after a long search</a></li></ul></div><footer>Copyright Harbour News. All rights "
+        "reserved. Contact the newsroom with tips and corrections.</footer></body></html>"
+    ).encode()
+
+
+def _crawl_archive(folder: Path, info: list[tuple[str, str]], stories: int = 6) -> Path:
+    """An archive as a crawl of example.org writes it: each record says what it was."""
+    writer = WarcWriter(folder, "site", software="newsextract", info=info)
+    html = [(b"Content-Type", b"text/html; charset=utf-8")]
+
+    def write(url: str, kind: str, body: bytes, status: int = 200) -> None:
+        fields = [(KIND_FIELD, kind), (SITE_FIELD, "example.org"), (LANGUAGE_FIELD, "en")]
+        writer.write_response(url, http_block(status, html, body), fields=fields)
+
+    write("http://example.org/", "listing", b"<html><body><a href='/story/0.html'>0</a></body>")
+    write("http://example.org/story/900.html", "article", b"<html><p>Server error</p>", 500)
+    write("http://example.org/story/901.html", "article", b"\x89PNG\r\n\x1a\n" + bytes(range(256)))
+    for number in range(stories):
+        write(f"http://www.example.org/story/{number}.html", "article", _story(number))
     writer.close()
     return writer.files[0]
 
@@ -122,14 +170,41 @@ def test_not_an_archive_is_reported_with_no_articles(tmp_path: Path) -> None:
     assert "damaged" in result.stderr and "offset 0" in result.stderr
 
 
+@pytest.mark.parametrize("templates", [True, False], ids=["templates", "templates-off"])
+def test_site_mode_replays_the_crawl_on_its_article_pages(tmp_path: Path, templates: bool) -> None:
+    """Only the records the crawl's spider read as articles are pages, with the crawl's site
+    and language; the template stage runs with the settings the archive recorded."""
+    info = [] if templates else [("NEWSEXTRACT_TEMPLATES_ENABLED", "False")]
+    out = tmp_path / "out.jsonl"
+    result = _batch(_crawl_archive(tmp_path / "warc", info), out, "--mode", "site")
+    assert result.returncode == 0, result.stderr
+    assert "1 listings, sitemaps or feeds left out" in result.stderr
+    records = read_jsonl(out)
+    assert sorted(r["url"] for r in records) == [
+        f"http://www.example.org/story/{n}.html" for n in range(6)
+    ]
+    assert {(r["site"], r["inLanguage"]) for r in records} == {("example.org", "en")}
+    for record in records:
+        number = record["url"].rsplit("/", 1)[-1].removesuffix(".html")
+        assert f"Story {number} line 5" in record["articleBody"]
+    methods = {record["extraction"]["method"] for record in records}
+    assert methods == ({"rules"} if templates else {"single:classifier"})
+    assert [(f["url"].rsplit("/", 1)[-1], f["stage"]) for f in _failures(out)] == [
+        ("900.html", "http"),
+        ("901.html", "content-type"),
+    ]
+
+
 @pytest.mark.e2e
 def test_a_crawl_archive_gives_the_crawl_s_bodies_again(
     mirror_site: Mirror, crawl_runner: CrawlRunner, tmp_path: Path
 ) -> None:
-    """Every page the crawl recorded is in the archive; read offline, each page the crawl read
-    alone (single-page methods) gives the very same body. The pages its template stage read
-    are left out of the comparison: the crawl learns rules per URL pattern as pages arrive,
-    so which page got which rule version depends on the crawl's order."""
+    """Read offline in site mode, the crawl's archive gives every article record of the crawl
+    again, the same body from the same stage: the pages the crawl read alone and those its
+    template stage read with rules learned as pages arrived. The replay hands the template
+    stage the archive's article pages in archive order, which is the order the crawl's
+    pipeline got them, with the crawl's settings (newsextract.warc.replay); so the same rules
+    are learned at the same pages, whatever the crawl's order was this time."""
     crawl = crawl_runner.run(
         tmp_path / "crawl",
         "site",
@@ -137,20 +212,28 @@ def test_a_crawl_archive_gives_the_crawl_s_bodies_again(
         settings={"NEWSEXTRACT_WARC_DIR": "warc", "NEWSEXTRACT_STATE": "off"},
     )
     assert crawl.returncode == 0, crawl.log[-3000:]
-    archives = sorted((tmp_path / "crawl" / "warc").glob("site-*.warc.gz"))
-    assert archives, crawl.log[-3000:]
-    bodies: dict[str, str] = {}
-    for number, archive in enumerate(archives):
-        out = tmp_path / f"again-{number}.jsonl"
-        result = _batch(archive, out)
-        assert result.returncode == 0, result.stderr
-        assert "damaged" not in result.stderr
-        bodies.update({str(r["url"]): str(r["articleBody"]) for r in read_jsonl(out)})
-    single = [r for r in crawl.records if str(r["extraction"]["method"]).startswith("single")]
-    assert len(single) >= 10  # 37-65 of 82 in five crawls (2026-12-01): the order varies
-    assert {str(r["url"]) for r in crawl.records} <= set(bodies)
-    different = [str(r["url"]) for r in single if bodies[str(r["url"])] != r["articleBody"]]
+    [archive] = sorted((tmp_path / "crawl" / "warc").glob("site-*.warc.gz"))
+    out = tmp_path / "again.jsonl"
+    result = _batch(archive, out, "--mode", "site")
+    assert result.returncode == 0, result.stderr
+    assert "damaged" not in result.stderr
+    again = {str(r["url"]): r for r in read_jsonl(out)}
+    methods = [str(r["extraction"]["method"]) for r in crawl.records]
+    assert methods.count("rules") >= 10, methods  # 16-43 of 82 in 13 crawls (2026-12-01)
+    assert sum(m.startswith("single") for m in methods) >= 10, methods
+    assert set(again) == set(crawl.record_urls())  # listing pages are not read as articles
+    # The whole record is the crawl's (body, headline, rule version, confidence...) but for
+    # fetchedAt: the archive's WARC-Date, not the moment the spider read the page.
+    different = [
+        (url, record["extraction"], again[url]["extraction"])
+        for url, record in ((str(r["url"]), r) for r in crawl.records)
+        if _without(again[url], "fetchedAt", "warcRecordId") != _without(record, "fetchedAt")
+    ]
     assert different == [], json.dumps(different[:5])
+
+
+def _without(record: dict[str, Any], *names: str) -> dict[str, Any]:
+    return {name: value for name, value in record.items() if name not in names}
 
 
 def test_the_middleware_is_off_unless_a_folder_is_set(tmp_path: Path) -> None:
@@ -166,3 +249,32 @@ def test_the_middleware_is_off_unless_a_folder_is_set(tmp_path: Path) -> None:
     [path] = tmp_path.glob("news-*-00001.warc.gz")
     [record] = WarcReader(path)
     assert (record.url, record.body, record.status) == (response.url, ARTICLE, 200)
+    assert (record.kind, record.site) == ("", "")  # not one of the project's spiders
+
+
+def test_the_middleware_says_what_the_crawl_made_of_each_response(tmp_path: Path) -> None:
+    settings = {"NEWSEXTRACT_WARC_DIR": str(tmp_path), "NEWSEXTRACT_STATE": "off"}
+    crawler = get_crawler(SiteSpider, {**settings, "NEWSEXTRACT_TEMPLATE_MIN_PAGES": "4"})
+    spider = SiteSpider.from_crawler(
+        crawler, start_url="http://example.org/", allow=r"/story/", language="en"
+    )
+    archive = WarcArchive.from_crawler(crawler)
+    archive.spider_opened(spider)
+    requests = [
+        Request("http://example.org/story/1.html", callback=spider.parse_article),
+        Request("http://example.org/news/", callback=spider.parse_listing),
+        Request("http://example.org/story/2.html", callback=spider.parse),  # a start page
+        Request("http://example.org/", callback=spider.parse),
+        Request("http://example.org/sitemap.xml", callback=spider.parse_sitemap),
+        Request("http://example.org/robots.txt", callback=NO_CALLBACK),
+    ]
+    for request in requests:
+        archive.process_response(request, HtmlResponse(request.url, body=ARTICLE))
+    archive.spider_closed(spider)
+    reader = WarcReader(next(tmp_path.glob("site-*.warc.gz")))
+    records = list(reader)
+    kinds = ["article", "listing", "article", "listing", "sitemap", "other"]
+    assert [record.kind for record in records] == kinds
+    assert {(record.site, record.language) for record in records} == {("example.org", "en")}
+    assert reader.info["software"] == "newsextract"
+    assert reader.info["NEWSEXTRACT_TEMPLATE_MIN_PAGES"] == "4"

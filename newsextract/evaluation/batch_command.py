@@ -97,7 +97,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--warc",
         type=Path,
         help="read the pages of this web archive (.warc.gz or .warc) instead of PAGES; --out "
-        "is then the records file, with the failures beside it (<stem>.failures.jsonl)",
+        "is then the records file, with the failures beside it (<stem>.failures.jsonl); "
+        "--mode site then replays the crawl's template stage on the archive's pages in their "
+        "order (--group-by is not used): a crawl's archive gives the crawl's bodies again",
     )
     parser.add_argument(
         "--out", type=Path, required=True, help="folder to write into (created if missing)"

@@ -20,8 +20,16 @@ One request a URL across workers
     workers find is requested, and opened in the state store, by one of them only.
     (``max_pages`` stays a budget of each worker.)
 
+Who holds an open request
+    The worker that opened it in the state store, until a worker takes it from the queue:
+    the taker becomes its holder in the same step (the queue's entries begin with their
+    URL). A worker killed with pages in its hands (fetched, or held by the pipeline until a
+    template is learned) leaves them open under its own name, for another to take over.
+
 When a worker stops
-    Only when no work is left anywhere: the queue is empty and no other worker is *busy*.
+    Only when no work is left anywhere: the queue is empty, no other worker is *busy*, and
+    every open request in another worker's hands is held by a worker that is stopping too
+    (it settles them as it closes: workers that hold pages for a template end together).
     A worker is busy from its start (it may be seeding) and from the moment it takes a
     request (in the same atomic step, so no request is ever out of the queue unseen) until
     Scrapy finds it idle. Busy workers are a sorted set of lease deadlines on Redis's own
@@ -74,7 +82,7 @@ from newsextract.sharedmode.connection import (
 )
 from newsextract.sharedmode.state import RedisStateStore
 from newsextract.spiders.ledger import CrawlLedger
-from newsextract.state import HarvestStore
+from newsextract.state import HarvestStore, PendingRequest
 
 logger = logging.getLogger(__name__)
 
@@ -95,11 +103,21 @@ RECONNECT_BACKOFF_BASE = 0.25
 RECONNECT_BACKOFF_CAP = 4.0
 #: Characters of the crawl's SHA-1 in its keys: enough to tell a corpus's crawls apart.
 CRAWL_DIGEST_LENGTH = 12
+#: Seconds an idle worker waits before it looks at the shared queue again: the first wait,
+#: doubled while it stays idle, up to the last. Scrapy itself looks only at its 5 s
+#: heartbeat, and a site whose listings chain (the next page is known only once the previous
+#: one is read) would keep the other workers idle most of that time; the doubling keeps a
+#: long idle spell at one look a second (three small calls to Redis).
+IDLE_POLL_FIRST = 0.05
+IDLE_POLL_LAST = 1.0
 
-# KEYS: queue, busy, the worker's last take; ARGV: worker, lease seconds, renew ("1": the
-# worker is busy already), a token of the call. The request leaves the queue and the worker
-# becomes busy in one step. A call sent again with its token (the reply was lost when Redis
-# went down: redis-py retries it) gets the same request back, not the next one.
+# KEYS: queue, busy, the worker's last take, the crawl's open requests by holder, the workers
+# closing; ARGV: worker, lease seconds, renew ("1": the worker is busy already), a token of
+# the call, the holder's name in the open requests ("": no shared state store). The request
+# leaves the queue, the worker becomes busy and the holder of its open request in one step:
+# a worker killed after it took a request leaves it open under its own name, to be taken
+# over. A call sent again with its token (the reply was lost when Redis went down: redis-py
+# retries it) gets the same request back, not the next one.
 _POP = """
 local clock = redis.call('TIME')
 local deadline = tonumber(clock[1]) + tonumber(clock[2]) / 1000000 + tonumber(ARGV[2])
@@ -114,7 +132,17 @@ else
         redis.call('HSET', KEYS[3], 'token', ARGV[4], 'request', head[1])
         redis.call('EXPIRE', KEYS[3], 86400)
         taken = head[1]
+        local cut = string.find(taken, '\\n', 1, true)
+        if ARGV[5] ~= '' and cut then
+            local url = string.sub(taken, 1, cut - 1)
+            if redis.call('HEXISTS', KEYS[4], url) == 1 then
+                redis.call('HSET', KEYS[4], url, ARGV[5])
+            end
+        end
     end
+end
+if taken then
+    redis.call('SREM', KEYS[5], ARGV[5])
 end
 if taken or ARGV[3] == '1' then
     redis.call('ZADD', KEYS[2], deadline, ARGV[1])
@@ -130,14 +158,30 @@ if redis.call('HGET', KEYS[1], ARGV[1]) == ARGV[2] then
 end
 return 0
 """
+# KEYS: claims, the crawl's open requests, their holders; ARGV: the URL, the claimant's
+# token, the open request, its holder. The first claimant opens the request in the same
+# step: a worker killed between the two would leave a URL claimed that nobody requests.
+_CLAIM_AND_OPEN = """
+redis.call('HSETNX', KEYS[1], ARGV[1], ARGV[2])
+if redis.call('HGET', KEYS[1], ARGV[1]) ~= ARGV[2] then
+    return 0
+end
+redis.call('HSET', KEYS[2], ARGV[1], ARGV[3])
+redis.call('HSET', KEYS[3], ARGV[1], ARGV[4])
+return 1
+"""
 # KEYS: busy; ARGV: worker, lease seconds. The worker is busy from now.
 _ENTER = """
 local clock = redis.call('TIME')
 local deadline = tonumber(clock[1]) + tonumber(clock[2]) / 1000000 + tonumber(ARGV[2])
 redis.call('ZADD', KEYS[1], deadline, ARGV[1])
 """
-# KEYS: queue, busy, then the keys of the run to delete; ARGV: worker. 1: drained (and
-# the run's keys deleted), 0: work is left in the queue or with a busy worker.
+# KEYS: queue, busy, the crawl's open requests by holder, the workers closing, then the keys
+# of the run to delete; ARGV: worker, its name as a holder ("": no shared state store). 1:
+# drained (and the run's keys deleted), 0: work is left in the queue, with a busy worker, or
+# open in the hands of another worker that is not closing too (one killed while it held
+# pages: its lease lapses and its requests are taken over). Workers that all hold pages
+# and all wait for the end announce it, and end together.
 _FINISH_IF_DRAINED = """
 local clock = redis.call('TIME')
 local now = tonumber(clock[1]) + tonumber(clock[2]) / 1000000
@@ -146,11 +190,26 @@ redis.call('ZREM', KEYS[2], ARGV[1])
 if redis.call('ZCARD', KEYS[1]) > 0 or redis.call('ZCARD', KEYS[2]) > 0 then
     return 0
 end
-for index = 3, #KEYS do
+if ARGV[2] ~= '' then
+    redis.call('SADD', KEYS[4], ARGV[2])
+    local holders = redis.call('HVALS', KEYS[3])
+    for index = 1, #holders do
+        local holder = holders[index]
+        if holder ~= ARGV[2] and redis.call('SISMEMBER', KEYS[4], holder) == 0 then
+            return 0
+        end
+    end
+end
+for index = 5, #KEYS do
     redis.call('DEL', KEYS[index])
 end
 return 1
 """
+
+#: Between the URL (the key of its open request) and the serialized request in the queue.
+URL_SEPARATOR = b"\n"
+#: How a queued request with its URL in front begins (the crawl fetches http(s) only).
+URL_STARTS = (b"http://", b"https://")
 
 
 def crawl_name(spider_name: str, crawl_key: str) -> str:
@@ -195,9 +254,14 @@ class SharedFrontier:
         self.queue_key = queue_key or self.key("requests")
         self.dupefilter_key = dupefilter_key or self.key("dupefilter")
         self.busy = False
+        # The crawl's open requests by holder, and this worker's name there: set by
+        # hold_open_requests when the state store is shared in Redis.
+        self.owners_key = ""
+        self.holder = ""
         self._enter = client.register_script(_ENTER)
         self._pop = client.register_script(_POP)
         self._claim = client.register_script(_CLAIM)
+        self._claim_and_open = client.register_script(_CLAIM_AND_OPEN)
         self._finish = client.register_script(_FINISH_IF_DRAINED)
 
     @classmethod
@@ -224,10 +288,16 @@ class SharedFrontier:
     def key(self, name: str) -> str:
         return f"{self.base}:{name}"
 
+    def hold_open_requests(self, owners_key: str, holder: str) -> None:
+        """Open requests are in a shared state store: taking a request makes this worker
+        their holder, and the crawl ends only when no other worker holds any."""
+        self.owners_key = owners_key
+        self.holder = holder
+
     @property
     def run_keys(self) -> list[str]:
         """What one run of the crawl keeps besides its (empty) queue."""
-        names = ("claimed", "seeded", "busy", f"taken:{self.worker}")
+        names = ("claimed", "seeded", "busy", "closing", f"taken:{self.worker}")
         return [self.dupefilter_key, *(self.key(name) for name in names)]
 
     def take_seeding(self) -> bool:
@@ -239,6 +309,12 @@ class SharedFrontier:
     def claim(self, url: str) -> bool:
         """True for the first worker to claim ``url`` in this run."""
         return bool(self._claim(keys=[self.key("claimed")], args=[url, self.worker]))
+
+    def claim_and_open(self, url: str, pending_key: str, record: str) -> bool:
+        """:meth:`claim`, and for the first claimant the request opened in the state store
+        (``pending_key`` and :attr:`owners_key`, held by :attr:`holder`) in the same step."""
+        keys = [self.key("claimed"), pending_key, self.owners_key]
+        return bool(self._claim_and_open(keys=keys, args=[url, self.worker, record, self.holder]))
 
     def start_work(self) -> None:
         """The worker opens: busy until Scrapy finds it idle (it may be seeding)."""
@@ -253,9 +329,16 @@ class SharedFrontier:
 
     def pop(self) -> bytes | None:
         """The next request's bytes; taking one makes (or keeps) the worker busy."""
-        keys = [self.queue_key, self.key("busy"), self.key(f"taken:{self.worker}")]
+        keys = [
+            self.queue_key,
+            self.key("busy"),
+            self.key(f"taken:{self.worker}"),
+            self.owners_key or self.key("no-owners"),
+            self.key("closing"),
+        ]
         token = uuid.uuid4().hex
-        data = self._pop(keys=keys, args=[self.worker, self.lease, int(self.busy), token])
+        args: list[str | float] = [self.worker, self.lease, int(self.busy), token, self.holder]
+        data = self._pop(keys=keys, args=args)
         if data:
             self.busy = True
             return cast(bytes, data)
@@ -266,20 +349,38 @@ class SharedFrontier:
 
     def drained(self) -> bool:
         """The worker is idle: True when no work is left (the run's keys are kept)."""
-        self.busy = False
-        keys = [self.queue_key, self.key("busy")]
-        return bool(self._finish(keys=keys, args=[self.worker]))
+        return self._finish_run([])
 
     def finish_if_drained(self) -> bool:
         """The worker is idle: True (and the run's keys deleted) when no work is left."""
+        return self._finish_run(self.run_keys)
+
+    def _finish_run(self, run_keys: list[str]) -> bool:
         self.busy = False
-        keys = [self.queue_key, self.key("busy"), *self.run_keys]
-        return bool(self._finish(keys=keys, args=[self.worker]))
+        owners = self.owners_key or self.key("no-owners")
+        keys = [self.queue_key, self.key("busy"), owners, self.key("closing"), *run_keys]
+        return bool(self._finish(keys=keys, args=[self.worker, self.holder]))
 
     def leave(self) -> None:
         """The worker stops: the others need not wait for its lease to run out."""
         self.busy = False
         self.client.zrem(self.key("busy"), self.worker)
+        if self.holder:
+            self.client.srem(self.key("closing"), self.holder)
+
+
+class SharedQueue(PriorityQueue):  # type: ignore[misc]  # scrapy-redis has no type hints
+    """scrapy-redis's priority queue whose entries begin with the request's URL, so that
+    taking one makes its taker the holder of its open request in the same script."""
+
+    def _encode_request(self, request: Request) -> bytes:
+        url = request.url.encode("utf-8")
+        return url + URL_SEPARATOR + cast(bytes, super()._encode_request(request))
+
+    def _decode_request(self, encoded_request: bytes) -> Request:
+        if encoded_request.startswith(URL_STARTS):  # else queued by an earlier version
+            _, _, encoded_request = encoded_request.partition(URL_SEPARATOR)
+        return cast(Request, super()._decode_request(encoded_request))
 
 
 class SharedDupeFilter(RFPDupeFilter):  # type: ignore[misc]  # scrapy-redis has no hints
@@ -301,12 +402,20 @@ class SharedLedger(CrawlLedger):
     def __init__(self, crawl: str, store: HarvestStore | None, frontier: SharedFrontier) -> None:
         super().__init__(crawl, store)
         self.frontier = frontier
+        if isinstance(store, RedisStateStore):
+            frontier.hold_open_requests(store.owners_key(crawl), store.owner)
 
-    def claim(self, url: str) -> bool:
-        if url in self.requested:
+    def take(self, request: PendingRequest) -> bool:
+        if not self.first_ask(request.url):
             return False
-        self.requested.add(url)
-        return self.frontier.claim(url)
+        store = self.store
+        if isinstance(store, RedisStateStore) and self.frontier.holder:
+            record = store.pending_record(request)
+            return self.frontier.claim_and_open(request.url, store.pending_key(self.crawl), record)
+        if not self.frontier.claim(request.url):
+            return False
+        self.open(request)
+        return True
 
 
 class SharedScheduler(Scheduler):  # type: ignore[misc]  # scrapy-redis has no type hints
@@ -317,6 +426,7 @@ class SharedScheduler(Scheduler):  # type: ignore[misc]  # scrapy-redis has no t
     crawler: Crawler
     frontier: SharedFrontier
     renewal: LoopingCall | None = None
+    idle_poll = IDLE_POLL_FIRST
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
@@ -341,7 +451,7 @@ class SharedScheduler(Scheduler):  # type: ignore[misc]  # scrapy-redis has no t
             frontier = SharedFrontier.from_settings(self.crawler.settings, spider.name, crawl_key)
         self.frontier = frontier
         self.server = frontier.client
-        self.queue = PriorityQueue(
+        self.queue = SharedQueue(
             server=self.server, spider=spider, key=frontier.queue_key, serializer=self.serializer
         )
         self.df = SharedDupeFilter(self.server, key=frontier.dupefilter_key)
@@ -376,9 +486,10 @@ class SharedScheduler(Scheduler):  # type: ignore[misc]  # scrapy-redis has no t
         data = self._guard(self.frontier.pop)
         if not data:
             return None
+        self.idle_poll = IDLE_POLL_FIRST
         if self.stats:
             self.stats.inc_value("scheduler/dequeued/redis")
-        return cast(Request, self.queue._decode_request(data))
+        return self.queue._decode_request(data)
 
     def has_pending_requests(self) -> bool:
         return bool(self._guard(self.frontier.pending_count))
@@ -390,10 +501,19 @@ class SharedScheduler(Scheduler):  # type: ignore[misc]  # scrapy-redis has no t
         is looked for once more when the frontier seems drained, before the run ends."""
         self._take_over()
         if not self._guard(self.frontier.drained):
-            raise DontCloseSpider
+            self._poll_soon()
         self._take_over()
         if self._guard(self.frontier.finish_if_drained) is False:
-            raise DontCloseSpider
+            self._poll_soon()
+
+    def _poll_soon(self) -> None:
+        """Look at the shared queue again soon (see :data:`IDLE_POLL_FIRST`), not at
+        Scrapy's next heartbeat, then stay open."""
+        slot = getattr(self.crawler.engine, "_slot", None)
+        if slot is not None:
+            slot.nextcall.schedule(self.idle_poll)
+        self.idle_poll = min(self.idle_poll * 2, IDLE_POLL_LAST)
+        raise DontCloseSpider
 
     def _take_over(self) -> None:
         recovered = self._guard(self._recover) or []

@@ -10,7 +10,8 @@ for many workers on many machines (:func:`newsextract.state.open_store` picks th
 - ``P:state:aliases`` (redirect source -> target) and ``P:state:progress`` (key -> the
   highest id, only ever raised: a high-water mark however the workers' answers interleave);
 - ``P:state:pending:CRAWL`` (URL -> the open request) and ``P:state:pending_owner:CRAWL``
-  (URL -> the worker that holds it), written together;
+  (URL -> the worker that holds it: the one that opened it, until a worker takes it from the
+  shared queue, :mod:`newsextract.sharedmode.frontier`), written together;
 - ``P:worker:WORKER`` a lease that the worker's heartbeat thread renews
   (``NEWSEXTRACT_WORKER_LEASE`` seconds, renewed three times a lease).
 
@@ -289,6 +290,15 @@ class RedisStateStore:
     def lease_key(self, worker: str) -> str:
         return self.key("worker", worker)
 
+    def owners_key(self, crawl: str) -> str:
+        """The hash of a crawl's open requests and who holds each (``WORKER|SESSION``)."""
+        return self.key("state", "pending_owner", crawl)
+
+    @property
+    def owner(self) -> str:
+        """This store's name as the holder of open requests."""
+        return f"{self.worker}|{self.session}"
+
     # -- calls ---------------------------------------------------------------------------
 
     def call(self, operation: Callable[[], T]) -> T:
@@ -377,9 +387,13 @@ class RedisStateStore:
 
     # -- open requests -------------------------------------------------------------------
 
-    def add_pending(self, crawl: str, request: PendingRequest) -> None:
-        """Remember a scheduled request, held by this worker, until :meth:`clear_pending`."""
-        record = json.dumps(
+    def pending_key(self, crawl: str) -> str:
+        """The hash of a crawl's open requests (URL -> :meth:`pending_record`)."""
+        return self.key("state", "pending", crawl)
+
+    @staticmethod
+    def pending_record(request: PendingRequest) -> str:
+        return json.dumps(
             {
                 "url": request.url,
                 "callback": request.callback,
@@ -389,11 +403,14 @@ class RedisStateStore:
             }
         )
 
+    def add_pending(self, crawl: str, request: PendingRequest) -> None:
+        """Remember a scheduled request, held by this worker, until :meth:`clear_pending`."""
+        record = self.pending_record(request)
+
         def add() -> None:
             with self.client.pipeline(transaction=True) as both:
-                both.hset(self.key("state", "pending", crawl), request.url, record)
-                owner = f"{self.worker}|{self.session}"
-                both.hset(self.key("state", "pending_owner", crawl), request.url, owner)
+                both.hset(self.pending_key(crawl), request.url, record)
+                both.hset(self.owners_key(crawl), request.url, self.owner)
                 both.execute()
 
         self.call(add)
@@ -401,8 +418,8 @@ class RedisStateStore:
     def clear_pending(self, crawl: str, url: str) -> None:
         def clear() -> None:
             with self.client.pipeline(transaction=True) as both:
-                both.hdel(self.key("state", "pending", crawl), url)
-                both.hdel(self.key("state", "pending_owner", crawl), url)
+                both.hdel(self.pending_key(crawl), url)
+                both.hdel(self.owners_key(crawl), url)
                 both.execute()
 
         self.call(clear)
@@ -412,14 +429,12 @@ class RedisStateStore:
         one script: those of workers whose lease has lapsed, and those this worker's name
         left in an earlier session. Each is handed out once: asked again (a worker idle
         looks for the work of dead ones), a store does not get back what it holds."""
-        owners = self.key("state", "pending_owner", crawl)
+        owners = self.owners_key(crawl)
         args = [self.worker, self.session, self.lease_key("")]
         urls = self.call(lambda: self._claim_pending([owners], args))
         if not urls:
             return []
-        records = self.call(
-            lambda: self.client.hmget(self.key("state", "pending", crawl), list(urls))
-        )
+        records = self.call(lambda: self.client.hmget(self.pending_key(crawl), list(urls)))
         found = [json.loads(record) for record in records if record is not None]
         found.sort(key=lambda record: int(record.get("order", 0)))
         return [
@@ -429,5 +444,5 @@ class RedisStateStore:
 
     def is_pending(self, crawl: str, url: str) -> bool:
         """Whether any worker holds ``url`` open in this crawl."""
-        owners = self.key("state", "pending_owner", crawl)
+        owners = self.owners_key(crawl)
         return bool(self.call(lambda: self.client.hexists(owners, url)))

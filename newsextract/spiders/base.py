@@ -54,6 +54,11 @@ from newsextract.state import PendingRequest, open_store
 #: Priority of article requests over listing pages, so a crawl bounded by ``max_pages``
 #: or stopped early has harvested what it found rather than only found more listings.
 ARTICLE_PRIORITY_DEFAULT = 10
+#: Priority of listings, sitemaps and feeds in shared mode: above articles. The queue is
+#: in Redis and outlives a stop, so nothing found is lost, and a wide frontier keeps every
+#: worker busy: article-first would leave all workers but one idle whenever the queue holds
+#: only the next page of a listing chain.
+SHARED_LISTING_PRIORITY = ARTICLE_PRIORITY_DEFAULT + 1
 #: The ``-a sitemap=`` value that means "the sitemaps robots.txt lists".
 ROBOTS_SITEMAPS = "robots"
 #: The meta key of a request's number (an id-range crawl's id), kept across a resume.
@@ -101,6 +106,7 @@ class NewsSpider(DocumentCallbacks, scrapy.Spider):
         self.articles_scheduled = 0
         self.ledger = CrawlLedger(self.name, None)
         self.frontier: SharedFrontier | None = None  # shared mode: the queue in Redis
+        self.listing_priority = 0
         self.jobdir = ""
 
     @classmethod
@@ -136,6 +142,7 @@ class NewsSpider(DocumentCallbacks, scrapy.Spider):
             frontier = SharedFrontier.from_settings(crawler.settings, spider.name, crawl)
             spider.frontier = frontier
             spider.ledger = SharedLedger(crawl, store, frontier)
+            spider.listing_priority = SHARED_LISTING_PRIORITY
         spider.jobdir = crawler.settings.get("JOBDIR") or ""
         connect = crawler.signals.connect
         connect(spider.close_ledger, signal=signals.spider_closed)
@@ -277,37 +284,46 @@ class NewsSpider(DocumentCallbacks, scrapy.Spider):
             return None
         if self.is_article(url):
             return self.article_request(url)
-        if self.is_denied(url) or self.budget_spent() or not self.ledger.claim(url):
+        if self.is_denied(url) or self.budget_spent():
             return None
         return self.schedule(PendingRequest(url, "parse", "on_error"))
 
     def article_request(self, url: str) -> Request | None:
-        if not self.fits(url) or self.is_denied(url):
+        if not self.fits(url) or self.is_denied(url) or self.ledger.asked(url):
             return None
-        if not self.ledger.claim(url) or self.is_known(url):
+        if self.is_known(url):
+            self.ledger.skip(url)
             return None
-        if not self.take_article_budget():
+        if not self.article_budget_left():
             return None
         request = PendingRequest(url, "parse_article", "on_error")
-        return self.schedule(request, priority=ARTICLE_PRIORITY_DEFAULT)
+        return self.schedule_article(request)
 
     def listing_request(self, url: str) -> Request | None:
-        if not self.fits(url) or self.is_denied(url):
-            return None
-        if self.budget_spent() or not self.ledger.claim(url):
+        if not self.fits(url) or self.is_denied(url) or self.budget_spent():
             return None
         return self.schedule(PendingRequest(url, "parse_listing", "on_error"))
 
     def document_request(self, url: str, callback: str) -> Request | None:
         """Sitemaps, feeds and robots.txt: not counted against max_pages."""
-        if not self.fits(url) or self.budget_spent() or not self.ledger.claim(url):
+        if not self.fits(url) or self.budget_spent():
             return None
         return self.schedule(PendingRequest(url, callback, "on_error"))
 
-    def schedule(self, pending: PendingRequest, priority: int = 0) -> Request:
-        """Open the request in the ledger, then build it."""
-        self.ledger.open(pending)
+    def schedule(self, pending: PendingRequest, priority: int = 0) -> Request | None:
+        """Claim the URL and open the request in the ledger (one step in shared mode: a
+        worker killed in between would leave a URL claimed that nobody requests), then build
+        it. None: the crawl asked for it already."""
+        if not self.ledger.take(pending):
+            return None
         return self.make_request(pending, priority=priority)
+
+    def schedule_article(self, pending: PendingRequest) -> Request | None:
+        """:meth:`schedule` for an article, counted against ``max_pages``."""
+        request = self.schedule(pending, priority=ARTICLE_PRIORITY_DEFAULT)
+        if request is not None:
+            self.articles_scheduled += 1
+        return request
 
     def make_request(
         self, pending: PendingRequest, priority: int = 0, dont_filter: bool = False
@@ -315,6 +331,8 @@ class NewsSpider(DocumentCallbacks, scrapy.Spider):
         meta = {} if pending.value is None else {VALUE_META: pending.value}
         if pending.callback in ITEM_CALLBACKS:
             priority = max(priority, ARTICLE_PRIORITY_DEFAULT)
+        else:
+            priority = max(priority, self.listing_priority)
         return Request(
             pending.url,
             callback=getattr(self, pending.callback),
@@ -334,11 +352,10 @@ class NewsSpider(DocumentCallbacks, scrapy.Spider):
         """``max_pages`` article requests made: nothing more is worth finding."""
         return self.max_pages is not None and self.articles_scheduled >= self.max_pages
 
-    def take_article_budget(self) -> bool:
+    def article_budget_left(self) -> bool:
         if self.budget_spent():
             self.count("newsextract/pages/over_max_pages")
             return False
-        self.articles_scheduled += 1
         return True
 
     # -- callbacks -------------------------------------------------------------------------

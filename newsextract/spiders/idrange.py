@@ -225,15 +225,18 @@ class IdRangeSpider(NewsSpider):
             url = self.url_for(value)
             if not self.fits(url):  # ids grew past URLLENGTH_LIMIT: no later id fits either
                 return
-            if self.is_denied(url) or not self.ledger.claim(url):
+            if self.is_denied(url) or self.ledger.asked(url):
                 continue
             if self.is_known(url):
+                self.ledger.skip(url)
                 self.answered(value, hit=True)
                 continue
-            if not self.take_article_budget():
+            if not self.article_budget_left():
                 return
-            count -= 1
-            yield self.schedule(PendingRequest(url, "parse_id", "on_id_error", value))
+            request = self.schedule_article(PendingRequest(url, "parse_id", "on_id_error", value))
+            if request is not None:
+                count -= 1
+                yield request
 
     def next_value(self) -> int | None:
         """The next id to probe, or None: the range is done or the misses ran out."""

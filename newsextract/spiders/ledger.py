@@ -50,11 +50,27 @@ class CrawlLedger:
         self.store = store
         self.requested: set[str] = set()
 
-    def claim(self, url: str) -> bool:
-        """True the first time a URL is claimed in this crawl, False after."""
+    def asked(self, url: str) -> bool:
+        """Whether this crawl asked for ``url`` already, or decided not to."""
+        return url in self.requested
+
+    def skip(self, url: str) -> None:
+        """This crawl does not request ``url`` (harvested before): later links to it neither."""
+        self.requested.add(url)
+
+    def first_ask(self, url: str) -> bool:
+        """True the first time this worker asks for ``url``, False after."""
         if url in self.requested:
             return False
         self.requested.add(url)
+        return True
+
+    def take(self, request: PendingRequest) -> bool:
+        """Claim the request's URL for this crawl and open it until it ends; False when the
+        crawl asked for it already."""
+        if not self.first_ask(request.url):
+            return False
+        self.open(request)
         return True
 
     def is_harvested(self, url: str) -> bool:

@@ -1,12 +1,19 @@
 """``newsextract batch --warc FILE --out OUT.jsonl``: the article records of a web archive.
 
-Every HTML response record becomes a page (its HTTP Content-Type gives the charset) and goes
-through the modes of ``batch``: single reads each page alone, as it is read; site and rules
-hold the archive's pages in memory, grouped by host (``domain``), and learn or apply each
-site's template as a crawl does. Records are built by the crawl's record builder, with the
-record's ``warcRecordId`` added. A record that gives no article (not HTML, no main text) is a
-line of ``<OUT stem>.failures.jsonl``: url, warcRecordId, stage, reason. An archive cut short
-or corrupt keeps the records before the damage, which is reported in one line.
+Every response record that the crawl read as an article page becomes a page (its HTTP
+Content-Type gives the charset): in an archive a newsextract crawl wrote, the records its spider
+asked for as articles, with a 2xx status and an HTML body; in another crawler's archive, every
+HTML response (:func:`newsextract.warc.replay.not_a_page`). The pages go through the modes of
+``batch``: single reads each page alone, as it is read; site replays the crawl's item pipeline
+on them in archive order, which is the crawl's (:mod:`newsextract.warc.replay`: the template
+stage learns each site's rules as the pages come, with the crawl's settings, and passes the
+others to single-page extraction), so a crawl's archive gives the crawl's bodies again; rules
+holds the pages in memory, grouped by site (``domain``), and applies the rules saved in
+``--rules-dir``. Records are built by the crawl's record builder, with the record's
+``warcRecordId`` added. A record that gives no article (not HTML, an HTTP error, no main text)
+is a line of ``<OUT stem>.failures.jsonl``: url, warcRecordId, stage, reason; the crawl's
+listing pages, sitemaps and feeds are only counted. An archive cut short or corrupt keeps the
+records before the damage, which is reported in one line.
 
 Exit status: 0 articles were written (whatever failed is in the failures file), 1 none,
 2 the archive or the output cannot be opened.
@@ -15,6 +22,7 @@ Exit status: 0 articles were written (whatever failed is in the failures file), 
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import sys
 from collections.abc import Iterable, Iterator
@@ -26,7 +34,9 @@ from urllib.parse import urlsplit
 from newsextract.evaluation import runner
 from newsextract.evaluation.dataset import ManifestEntry
 from newsextract.evaluation.outcome import PageOutcome
+from newsextract.exporters import RecordFile, record_dict
 from newsextract.warc.reader import ArchivedResponse, WarcReader
+from newsextract.warc.replay import CrawlReplay, Replayed, not_a_page, recorded_settings
 
 FAILURES_SUFFIX = ".failures.jsonl"
 
@@ -44,14 +54,14 @@ class ArchivedEntry(ManifestEntry):
 
 
 def archived_entry(response: ArchivedResponse, number: int) -> ArchivedEntry:
-    host = urlsplit(response.url).hostname or ""
+    site = response.site or urlsplit(response.url).hostname or ""  # the crawl's, or the host
     return ArchivedEntry(
         id=str(number),
         url=response.url or None,
         html_path=Path(response.url or response.record_id),
         text_path=None,
-        lang="",
-        fields={"domain": host} if host else {},
+        lang=response.language,
+        fields={"domain": site} if site else {},
         origin=f"offset {response.offset}",
         content_type=response.content_type,
         body=response.body,
@@ -67,10 +77,11 @@ def failures_path(out: Path) -> Path:
 
 @dataclass
 class _Output:
-    records: Any  # newsextract.exporters.RecordFile
+    records: RecordFile
     failures: TextIO
     articles: int = 0
     failed: int = 0
+    skipped: int = 0  # the crawl's other pages: listings, sitemaps, feeds
 
     def fail(self, url: str, record_id: str, stage: str, reason: str) -> None:
         self.failed += 1
@@ -88,28 +99,41 @@ class _Output:
         self.records.write(article_record(outcome, entry))
         self.articles += 1
 
+    def write_replayed(self, replayed: Replayed) -> None:
+        response = replayed.response
+        if replayed.item is None:
+            self.fail(response.url, response.record_id, replayed.stage, replayed.reason)
+            return
+        self.records.write({**record_dict(replayed.item), "warcRecordId": response.record_id})
+        self.articles += 1
+
 
 def article_record(outcome: PageOutcome, entry: ArchivedEntry) -> dict[str, Any]:
     """The crawl's record of the page, with the archive record's id."""
     from newsextract.evaluation.extract_command import saved_page_item
-    from newsextract.exporters import record_dict
 
     site = str(entry.fields.get("domain") or "")
     item = saved_page_item(outcome.answer(), entry.url, site, fetched_at=entry.fetched_at)
     return {**record_dict(item), "warcRecordId": entry.record_id}
 
 
-def _pages(reader: WarcReader, output: _Output) -> Iterator[ArchivedEntry]:
-    """The HTML pages of the archive; every other response is a failure record."""
+def _pages(reader: WarcReader, output: _Output) -> Iterator[tuple[int, ArchivedResponse]]:
+    """The article pages of the archive, numbered; every other response that is not one of
+    the crawl's listing pages, sitemaps or feeds is a failure record."""
     for number, response in enumerate(reader, 1):
-        if not response.is_html:
-            what = response.content_type or "no Content-Type"
-            output.fail(response.url, response.record_id, "content-type", f"not HTML: {what}")
-            continue
-        yield archived_entry(response, number)
+        why = not_a_page(response)
+        if why is None:
+            yield number, response
+        elif why[0]:
+            output.fail(response.url, response.record_id, *why)
+        else:
+            output.skipped += 1
 
 
-def _outcomes(entries: Iterator[ArchivedEntry], args: argparse.Namespace) -> Iterable[PageOutcome]:
+def _outcomes(
+    pages: Iterator[tuple[int, ArchivedResponse]], args: argparse.Namespace
+) -> Iterable[PageOutcome]:
+    entries = (archived_entry(response, number) for number, response in pages)
     if args.mode == "single":
         method = runner.load_method("combined")
         return (runner.extract_one(entry, method, "combined") for entry in entries)
@@ -118,9 +142,21 @@ def _outcomes(entries: Iterator[ArchivedEntry], args: argparse.Namespace) -> Ite
     return page_outcomes(list(entries), args.mode, args.group_by, args.rules_dir)
 
 
+def _replayed(
+    pages: Iterator[tuple[int, ArchivedResponse]], reader: WarcReader, rules_dir: Path | None
+) -> Iterator[Replayed]:
+    """Site mode: the crawl's item pipeline over the pages, with the settings the archive
+    recorded (its warcinfo record, read before the first page)."""
+    responses = (response for _, response in pages)
+    first = next(responses, None)
+    if first is None:
+        return
+    replay = CrawlReplay(recorded_settings(reader.info), rules_dir)
+    yield from replay.run(itertools.chain([first], responses))
+
+
 def run(args: argparse.Namespace) -> int:
     from newsextract.evaluation.batch_command import BatchError, SiteModeUnavailableError
-    from newsextract.exporters import RecordFile
 
     archive, out = Path(args.warc), Path(args.out)
     if not archive.is_file():
@@ -135,8 +171,12 @@ def run(args: argparse.Namespace) -> int:
         return _say(f"--out {out}: {error.strerror or error}", 2)
     output, reader = _Output(records, failures), WarcReader(archive)
     try:
-        for outcome in _outcomes(_pages(reader, output), args):
-            output.write(outcome)
+        if args.mode == "site":
+            for replayed in _replayed(_pages(reader, output), reader, args.rules_dir):
+                output.write_replayed(replayed)
+        else:
+            for outcome in _outcomes(_pages(reader, output), args):
+                output.write(outcome)
         if reader.damage:
             output.fail("", "", "archive", reader.damage)
             _say(f"{archive}: damaged, {reader.damage}; the records before it were read", 0)
@@ -145,7 +185,8 @@ def run(args: argparse.Namespace) -> int:
     finally:
         records.close()
         failures.close()
-    print(f"{output.articles} articles, {output.failed} failures -> {out}", file=sys.stderr)
+    other = f", {output.skipped} listings, sitemaps or feeds left out" if output.skipped else ""
+    print(f"{output.articles} articles, {output.failed} failures{other} -> {out}", file=sys.stderr)
     return 0 if output.articles else 1
 
 

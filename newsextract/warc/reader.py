@@ -14,11 +14,13 @@ from __future__ import annotations
 import contextlib
 import zlib
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO
 
 from fastwarc.warc import ArchiveIterator, WarcRecordType
+
+from newsextract.warc.writer import KIND_FIELD, LANGUAGE_FIELD, SITE_FIELD
 
 #: Content types read as pages; any other response is skipped with a failure record.
 HTML_TYPES = frozenset({"text/html", "application/xhtml+xml"})
@@ -38,6 +40,12 @@ class ArchivedResponse:
     content_type: str  # the HTTP header, charset included
     body: bytes
     offset: int  # where the record starts in the file
+    #: What a newsextract crawl wrote of the request (empty in other archives): the kind of
+    #: page its spider asked for ("article", "listing", ...), the site and language it
+    #: gave its pages (:mod:`newsextract.downloadermiddlewares.warc`).
+    kind: str = ""
+    site: str = ""
+    language: str = ""
 
     @property
     def is_html(self) -> bool:
@@ -47,11 +55,13 @@ class ArchivedResponse:
 @dataclass
 class WarcReader:
     """Iterate over the response records of ``path``; after the iteration, :attr:`damage`
-    says in one line where and how the archive is damaged (None: it is whole)."""
+    says in one line where and how the archive is damaged (None: it is whole). :attr:`info`
+    holds the fields of the ``warcinfo`` records read so far (the first value of a name)."""
 
     path: Path
     damage: str | None = None
     records: int = 0
+    info: dict[str, str] = field(default_factory=dict)
 
     def __iter__(self) -> Iterator[ArchivedResponse]:
         # A record cut short is still given by FastWARC, its body short: each response is
@@ -68,6 +78,9 @@ class WarcReader:
                     self.records += 1
                     if record.record_type == WarcRecordType.response and record.is_http:
                         pending = _response(record)
+                    elif record.record_type == WarcRecordType.warcinfo:
+                        for name, value in _fields(record.reader.read()):
+                            self.info.setdefault(name, value)
                     else:
                         record.reader.consume()
             except (OSError, ValueError, EOFError, zlib.error) as error:
@@ -94,7 +107,17 @@ def _response(record: Any) -> ArchivedResponse:
         content_type=str(headers.get("Content-Type") or ""),
         body=body,
         offset=int(record.stream_pos),
+        kind=str(record.headers.get(KIND_FIELD) or ""),
+        site=str(record.headers.get(SITE_FIELD) or ""),
+        language=str(record.headers.get(LANGUAGE_FIELD) or ""),
     )
+
+
+def _fields(block: bytes) -> list[tuple[str, str]]:
+    """The ``name: value`` lines of an ``application/warc-fields`` block."""
+    lines = block.decode("utf-8", "replace").splitlines()
+    pairs = (line.partition(":") for line in lines)
+    return [(name.strip(), value.strip()) for name, colon, value in pairs if colon and name.strip()]
 
 
 def _tail_damage(path: Path, last_start: int, any_record: bool) -> str | None:

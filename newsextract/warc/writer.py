@@ -22,6 +22,12 @@ from typing import BinaryIO
 MAX_SIZE_DEFAULT = 1_000_000_000
 #: zlib level 6: most of level 9's ratio at a fraction of its time.
 COMPRESS_LEVEL_DEFAULT = 6
+#: Named fields a newsextract crawl adds to each response record: the kind of page its
+#: spider asked for ("article" for a page the item pipeline reads, "listing", "sitemap",
+#: "feed", "robots", "other"), and the site and language it gives its pages.
+KIND_FIELD = "Newsextract-Kind"
+SITE_FIELD = "Newsextract-Site"
+LANGUAGE_FIELD = "Newsextract-Language"
 #: Headers that describe the bytes on the wire, not the body written (already decoded):
 #: kept under this prefix, as Common Crawl does.
 _RENAMED = {b"content-encoding", b"transfer-encoding", b"content-length"}
@@ -37,10 +43,15 @@ def _record(kind: str, block: bytes, headers: Iterable[tuple[str, str]]) -> byte
         "WARC/1.1",
         f"WARC-Type: {kind}",
         f"WARC-Record-ID: <urn:uuid:{uuid.uuid4()}>",
-        *(f"{name}: {value}" for name, value in headers),
+        *(f"{name}: {_one_line(value)}" for name, value in headers),
         f"Content-Length: {len(block)}",
     ]
     return "\r\n".join(lines).encode("utf-8") + b"\r\n\r\n" + block + b"\r\n\r\n"
+
+
+def _one_line(value: str) -> str:
+    """A field value that cannot end its line early (a spider argument may hold CR LF)."""
+    return value.replace("\r", " ").replace("\n", " ")
 
 
 def http_block(
@@ -65,20 +76,35 @@ class WarcWriter:
     """Response records into ``folder``, a new file past ``max_size`` bytes."""
 
     def __init__(
-        self, folder: Path, prefix: str, max_size: int = MAX_SIZE_DEFAULT, software: str = ""
+        self,
+        folder: Path,
+        prefix: str,
+        max_size: int = MAX_SIZE_DEFAULT,
+        software: str = "",
+        info: Iterable[tuple[str, str]] = (),
     ) -> None:
+        """``info``: more fields of each file's ``warcinfo`` record (name, value)."""
         self.folder = folder
         self.prefix = prefix
         self.max_size = max_size
         self.software = software
+        self.info = list(info)
         self.serial = 0
         self.files: list[Path] = []
         self._file: BinaryIO | None = None
 
-    def write_response(self, url: str, block: bytes, date: str | None = None) -> None:
+    def write_response(
+        self,
+        url: str,
+        block: bytes,
+        date: str | None = None,
+        fields: Iterable[tuple[str, str]] = (),
+    ) -> None:
+        """``fields``: more named fields of the record's header (name, value)."""
         headers = [
             ("WARC-Date", date or _now()),
             ("WARC-Target-URI", url),
+            *fields,
             ("Content-Type", "application/http; msgtype=response"),
         ]
         self._write(_record("response", block, headers))
@@ -99,7 +125,8 @@ class WarcWriter:
         path = self.folder / f"{self.prefix}-{stamp}-{self.serial:05d}.warc.gz"
         self._file = path.open("xb")
         self.files.append(path)
-        info = f"software: {self.software}\r\nformat: WARC File Format 1.1\r\n".encode()
+        lines = [("software", self.software), ("format", "WARC File Format 1.1"), *self.info]
+        info = "".join(f"{name}: {_one_line(value)}\r\n" for name, value in lines).encode()
         headers = [("WARC-Date", _now()), ("WARC-Filename", path.name)]
         headers.append(("Content-Type", "application/warc-fields"))
         self._file.write(gzip.compress(_record("warcinfo", info, headers)))
