@@ -5,7 +5,6 @@ from __future__ import annotations
 import dataclasses
 import gzip
 import json
-import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -142,16 +141,6 @@ def test_batch_site_mode_hands_each_site_to_the_template_stage(
     assert main([*argv, "--rules-dir", str(rules)]) == 0
     assert calls == [{"group_by": "domain", "rules_dir": rules, "learn": True}] * 2  # 2 domains
     assert (out / "c.txt").read_text(encoding="utf-8") == GOLD
-
-
-def test_site_mode_without_the_template_stage_is_a_clear_error(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
-    monkeypatch.setitem(sys.modules, "newsextract.templates.sitemode", None)
-    manifest = build_manifest(tmp_path / "data")
-    assert main(["batch", str(manifest), "--out", str(tmp_path / "o"), "--mode", "site"]) == 2
-    assert "newsextract.templates.sitemode" in capsys.readouterr().err
-    assert main(["eval", str(manifest), "--mode", "site", "--methods", "fft"]) == 2
 
 
 def test_eval_reports_the_metric_for_each_method_as_json(

@@ -77,10 +77,6 @@ EXIT_INTERRUPTED = 130
 NO_MAIN_TEXT = "no main text found"
 
 
-class SiteModeUnavailableError(RuntimeError):
-    """The template stage is not installed in this tree."""
-
-
 class BatchError(Exception):
     """A run that cannot start: its message is one line for the user."""
 
@@ -153,7 +149,7 @@ def run(args: argparse.Namespace) -> int:
                 entries = read_pages(args.pages, sys.stdin)
                 outcomes = page_outcomes(entries, args.mode, args.group_by, args.rules_dir)
                 output = BatchOutput.open(args.out, args.format, args.with_headline)
-            except (ManifestError, BatchError, SiteModeUnavailableError) as error:
+            except (ManifestError, BatchError) as error:
                 _say(str(error))
                 return 2
             return _extract(args, entries, outcomes, output, stop)
@@ -272,13 +268,8 @@ def _rules_outcomes(
         raise BatchError(f"--rules-dir {rules_dir}: no such folder")
     if not any(rules_dir.glob(RULE_FILES)):
         raise BatchError(f"--rules-dir {rules_dir}: no rules in this folder ({RULE_FILES})")
-    try:
-        from newsextract.templates.rulesmode import rules_outcome
-        from newsextract.templates.site import SiteTemplates
-    except ImportError as error:
-        raise SiteModeUnavailableError(
-            f"rules mode needs newsextract.templates.rulesmode: {error}"
-        ) from error
+    from newsextract.templates.rulesmode import rules_outcome
+    from newsextract.templates.site import SiteTemplates
     sites: dict[str, Any] = {}
     for key in group_entries(entries, group_by):
         templates = None if key.startswith("_single:") else SiteTemplates(key, rules_dir)
@@ -300,12 +291,8 @@ def _rules_outcomes(
 
 def load_site_mode() -> Callable[..., tuple[list[PageOutcome], Any]]:
     """``extract_site_mode`` of the template stage, imported only when a mode needs it."""
-    try:
-        from newsextract.templates.sitemode import extract_site_mode
-    except ImportError as error:
-        raise SiteModeUnavailableError(
-            f"site and rules modes need newsextract.templates.sitemode: {error}"
-        ) from error
+    from newsextract.templates.sitemode import extract_site_mode
+
     return extract_site_mode
 
 

@@ -18,7 +18,6 @@ from pathlib import Path
 from typing import Any
 
 from newsextract.evaluation.batch_command import (
-    SiteModeUnavailableError,
     load_site_mode,
     mode_warnings,
 )
@@ -128,11 +127,7 @@ def run(args: argparse.Namespace) -> int:
     notes: list[str] = []
     site: SiteFigures | None = None
     if args.mode == "site":
-        try:
-            evaluation, site = evaluate_site_mode(entries, args.group_by, args.rules_dir, first)
-        except SiteModeUnavailableError as error:
-            print(f"newsextract eval: {error}", file=sys.stderr)
-            return 2
+        evaluation, site = evaluate_site_mode(entries, args.group_by, args.rules_dir, first)
         rows.append(evaluation)
     for name in args.methods:
         try:

@@ -156,7 +156,7 @@ def _replayed(
 
 
 def run(args: argparse.Namespace) -> int:
-    from newsextract.evaluation.batch_command import BatchError, SiteModeUnavailableError
+    from newsextract.evaluation.batch_command import BatchError
 
     archive, out = Path(args.warc), Path(args.out)
     if not archive.is_file():
@@ -180,7 +180,7 @@ def run(args: argparse.Namespace) -> int:
         if reader.damage:
             output.fail("", "", "archive", reader.damage)
             _say(f"{archive}: damaged, {reader.damage}; the records before it were read", 0)
-    except (BatchError, SiteModeUnavailableError) as error:
+    except BatchError as error:
         return _say(str(error), 2)
     finally:
         records.close()
