@@ -270,6 +270,7 @@ def _rules_outcomes(
         raise BatchError(f"--rules-dir {rules_dir}: no rules in this folder ({RULE_FILES})")
     from newsextract.templates.rulesmode import rules_outcome
     from newsextract.templates.site import SiteTemplates
+
     sites: dict[str, Any] = {}
     for key in group_entries(entries, group_by):
         templates = None if key.startswith("_single:") else SiteTemplates(key, rules_dir)

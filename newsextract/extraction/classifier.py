@@ -28,7 +28,7 @@ from newsextract.extraction.features import (
     OWN_TAGS,
     BlockTable,
     feature_names,
-    layout_features,
+    layout_columns,
     read_blocks,
 )
 from newsextract.extraction.page import Page
@@ -76,10 +76,14 @@ class LanguageModel:
         return sigmoid(self._features(table, values) @ np.asarray(self.weights))
 
     def _token_values(self, table: BlockTable) -> np.ndarray:
-        """Each token's log-odds, NaN for tokens the model does not know."""
-        return np.fromiter(
-            map(self.log_odds.get, table.tokens, repeat(np.nan)), float, len(table.tokens)
+        """Each token's log-odds, NaN for tokens the model does not know (each distinct word
+        looked up once)."""
+        ids, vocabulary = table.word_ids
+        values = np.fromiter(
+            map(self.log_odds.get, vocabulary, repeat(np.nan)), float, len(vocabulary)
         )
+        by_token: np.ndarray = values[ids]
+        return by_token
 
     @cached_property
     def _has_nan(self) -> bool:
@@ -228,7 +232,7 @@ def first_stage_features(
     table: BlockTable, names: dict[str, float], stops: StopWords
 ) -> np.ndarray:
     """The layout classifier's input: the block's place in the page and how it is worded."""
-    return np.hstack([layout_features(table, names), wording_features(table, stops)])
+    return np.hstack([*layout_columns(table, names), wording_features(table, stops)])
 
 
 def block_evidence(page: Page, model: ClassifierModel | None = None) -> BlockEvidence:
@@ -276,8 +280,12 @@ def title_blocks(page: Page, table: BlockTable | None = None) -> np.ndarray:
         table = read_blocks(page)
     lengths = table.chars
     maybe = (table.tags == _H1) | ((lengths > 0) & (lengths <= longest + 20))
+    folds: dict[str, str] = {}  # menus and teasers repeat their texts
     for index in np.flatnonzero(maybe).tolist():
-        folded = _fold(blocks[index].text)
+        text = blocks[index].text
+        folded = folds.get(text)
+        if folded is None:
+            folded = folds[text] = _fold(text)
         if not folded or len(folded) > 300:
             continue
         if (

@@ -107,7 +107,7 @@ def scored_article(page: Page, config: CombinerConfig = DEFAULT) -> ScoredArticl
     threshold = keep_threshold(config)
     reference = article_body_text(page, config)
     scores = combined_scores(page, evidence, config, threshold, reference)
-    kept = tuple(int(i) for i in np.flatnonzero(scores >= threshold))
+    kept = tuple(np.flatnonzero(scores >= threshold).tolist())
     kept = region_kept(kept, evidence.table, evidence.common_words, config.region)
     if config.drop_comments:
         kept = without_comments(kept, evidence.table)

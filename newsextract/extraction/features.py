@@ -12,7 +12,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from itertools import chain, repeat
+from functools import cached_property
+from itertools import repeat
 from operator import attrgetter
 
 import numpy as np
@@ -105,6 +106,7 @@ class BlockTable:
     tokens: tuple[str, ...]  # lower-cased words of all blocks, for the language model
     token_block: np.ndarray  # the block each token belongs to
     levels: int  # columns of ``ancestors`` that hold any element (the others are all -1)
+    token_chars: np.ndarray  # characters of each block's tokens
 
     def chains(self) -> np.ndarray:
         """``ancestors`` cut after its first column of padding in every row: a count, a maximum
@@ -118,6 +120,15 @@ class BlockTable:
         column = _ELEMENT_FLAG_NAMES.index(flag)
         flags: np.ndarray = self.element_any[self.ancestors[:, 0], column] > 0
         return flags
+
+    @cached_property
+    def word_ids(self) -> tuple[np.ndarray, tuple[str, ...]]:
+        """Each token's number among the page's distinct words, and those words in the order
+        they first occur."""
+        vocabulary = tuple(dict.fromkeys(self.tokens))
+        index = dict(zip(vocabulary, range(len(vocabulary)), strict=True))
+        ids = np.fromiter(map(index.__getitem__, self.tokens), np.int64, len(self.tokens))
+        return ids, vocabulary
 
     def block_tokens(self) -> list[list[str]]:
         """Tokens grouped by block (for training)."""
@@ -167,7 +178,7 @@ def read_blocks(page: Page, max_ancestors: int = MAX_ANCESTORS_DEFAULT) -> Block
     # Plain lists, one column each: a numpy row assignment per block costs a microsecond.
     counts[:, 10] = list(map(len, inline_tags))
     counts[:, 11] = list(map(tuple.count, inline_tags, repeat("img")))
-    tokens, token_block = _tokens(lowered.split("\x00") if n else [])
+    tokens, token_block, token_chars = _token_table(lowered, n)
     return BlockTable(
         chars,
         words,
@@ -181,6 +192,7 @@ def read_blocks(page: Page, max_ancestors: int = MAX_ANCESTORS_DEFAULT) -> Block
         tokens,
         token_block,
         min(tree.depth, max_ancestors),
+        token_chars,
     )
 
 
@@ -189,10 +201,56 @@ _BLOCK_FIELDS = attrgetter("text", "element", "tag", "link_chars", "inline_tags"
 
 def _tokens(lowered: list[str]) -> tuple[tuple[str, ...], np.ndarray]:
     """Every block's words (from its lower-cased text), and the block each one belongs to."""
-    per_block = list(map(_TOKEN.findall, lowered))
-    sizes = np.fromiter(map(len, per_block), np.int64, len(per_block))
-    words = tuple(chain.from_iterable(per_block))
-    return words, np.repeat(np.arange(len(lowered), dtype=np.int64), sizes)
+    tokens, token_block, _ = _token_table("\x00".join(lowered), len(lowered))
+    return tokens, token_block
+
+
+def _token_table(lowered: str, n: int) -> tuple[tuple[str, ...], np.ndarray, np.ndarray]:
+    """Every block's words (``_TOKEN`` in its lower-cased text), the block each one belongs
+    to, and each block's characters in words; ``lowered``: the ``n`` texts joined by NULs.
+
+    The tokens are found from a table of the characters, not by the regex (a third of the
+    time): every character that is no token's becomes a space, CJK characters get a space
+    on each side, and ``str.split`` cuts the rest in C.
+    """
+    if n == 0:
+        return (), np.zeros(0, dtype=np.int64), np.zeros(0)
+    # A lone surrogate (never in a parsed page's text) is a code point like any other here.
+    codes = np.frombuffer(lowered.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+    kinds = _TOKEN_KINDS[_bmp(codes)]
+    astral = np.flatnonzero(codes > 0xFFFF)
+    if len(astral):  # past the BMP, the table's last slot stands for every character
+        kinds[astral] = [_token_kind(chr(code)) for code in codes[astral].tolist()]
+    letter, cjk = kinds == _LETTER, kinds == _CJK_CHAR
+    in_token = letter | cjk
+    starts = cjk.copy()
+    starts[:1] |= letter[:1]
+    starts[1:] |= letter[1:] & ~letter[:-1]
+    owner = np.cumsum(codes == 0)  # the block of each character (a NUL opens the next one)
+    sizes = np.bincount(owner[starts], minlength=n)
+    token_chars = np.bincount(owner[in_token], minlength=n).astype(float)
+    spaced = np.where(in_token, codes, np.uint32(32))
+    if cjk.any():  # each CJK character becomes space, character, space
+        at = np.flatnonzero(cjk)
+        spaced = np.repeat(spaced, np.where(cjk, 3, 1))
+        at += 2 * np.arange(len(at))
+        spaced[at] = spaced[at + 2] = 32
+    words = tuple(spaced.tobytes().decode("utf-32-le").split())
+    return words, np.repeat(np.arange(n, dtype=np.int64), sizes), token_chars
+
+
+_LETTER, _CJK_CHAR = 1, 2
+
+
+def _token_kind(char: str) -> int:
+    """What ``_TOKEN`` makes of a character: a CJK token, part of a letter run, or nothing
+    (``[^\\W\\d_]`` is ``str.isalnum`` less the decimal digits)."""
+    if _CJK_CHARACTER.fullmatch(char):
+        return _CJK_CHAR
+    return _LETTER if char.isalnum() and not char.isdecimal() else 0
+
+
+_CJK_CHARACTER = re.compile(f"[{_CJK}]")
 
 
 _TAG_INDEX = {tag: i for i, tag in enumerate(OWN_TAGS)}
@@ -276,6 +334,12 @@ def _char_properties() -> np.ndarray:
 
 
 _CHAR_PROPERTIES = _char_properties()
+#: _token_kind of every character of the BMP.
+_TOKEN_KINDS = np.where(
+    _cjk_mask(np.arange(0x10000)),
+    np.uint8(_CJK_CHAR),
+    np.array([c.isalnum() and not c.isdecimal() for c in map(chr, range(0x10000))], np.uint8),
+)
 _PROP_CJK, _PROP_WORD, _PROP_PUNCT, _PROP_END, _PROP_CLOSE = 1, 2, 4, 8, 16
 _PROP_DIGIT, _PROP_UPPER, _PROP_PIPE, _PROP_NEWLINE, _PROP_CJK_DATE = 32, 64, 128, 256, 512
 
@@ -527,9 +591,16 @@ def feature_names() -> tuple[str, ...]:
 
 def layout_features(table: BlockTable, names: dict[str, float] | None = None) -> np.ndarray:
     """The layout feature matrix, one row a block, columns as :func:`feature_names`."""
+    return np.hstack(layout_columns(table, names))
+
+
+def layout_columns(table: BlockTable, names: dict[str, float] | None = None) -> list[np.ndarray]:
+    """:func:`layout_features` as the column groups it is made of, for a caller that joins
+    them with more columns: the matrix is then copied once (a page of 25,000 blocks makes a
+    matrix of 30 MB)."""
     n = len(table.chars)
     if n == 0:
-        return np.zeros((0, len(feature_names())))
+        return [np.zeros((0, len(feature_names())))]
     chars = table.chars
     safe = np.maximum(chars, 1.0)
     links = table.link_chars / safe
@@ -542,10 +613,10 @@ def layout_features(table: BlockTable, names: dict[str, float] | None = None) ->
     page = _page_features(table, links)
     named = _name_features(table, names or {})
     container = container_features(table, totals)
-    return np.hstack([own, flags, subtree, neighbours, page, named, container])
+    return [*own, *flags, subtree, *neighbours, page, named, container]
 
 
-def _own_features(table: BlockTable, safe: np.ndarray, links: np.ndarray) -> np.ndarray:
+def _own_features(table: BlockTable, safe: np.ndarray, links: np.ndarray) -> list[np.ndarray]:
     n = len(safe)
     cum = np.cumsum(table.chars) - table.chars
     total = max(float(table.chars.sum()), 1.0)
@@ -567,20 +638,20 @@ def _own_features(table: BlockTable, safe: np.ndarray, links: np.ndarray) -> np.
     tag_onehot = np.zeros((n, len(OWN_TAGS) + 1))
     tag_onehot[np.arange(n), table.tags] = 1.0
     heading = _HEADING_INDEX[table.tags]
-    return np.hstack([base, rates, tag_onehot, heading[:, None]])
+    return [base, rates, tag_onehot, heading[:, None]]
 
 
 #: 1.0 at the indexes of OWN_TAGS (and tag_other) that are headings, for a lookup per block.
 _HEADING_INDEX = np.array([float(tag in ("h1", "h2", "h3", "h4")) for tag in OWN_TAGS] + [0.0])
 
 
-def _ancestor_flags(table: BlockTable) -> np.ndarray:
+def _ancestor_flags(table: BlockTable) -> list[np.ndarray]:
     anc = table.ancestors
     own = table.element_flags[anc[:, 0], :3]
     columns = _level_columns(anc, (1, 2, 3))
     here = columns >= 0
     flags = table.element_flags[np.where(here, columns, 0), :3] * here[:, :, None]
-    return np.hstack([own, flags.max(axis=1), table.element_any[anc[:, 0]]])
+    return [own, flags.max(axis=1), table.element_any[anc[:, 0]]]
 
 
 def _level_columns(ancestors: np.ndarray, levels: tuple[int, ...]) -> np.ndarray:
@@ -718,14 +789,16 @@ def container_features(table: BlockTable, totals: ElementTotals) -> np.ndarray:
     return columns
 
 
-def _neighbour_features(log_chars: np.ndarray, links: np.ndarray, ends: np.ndarray) -> np.ndarray:
+def _neighbour_features(
+    log_chars: np.ndarray, links: np.ndarray, ends: np.ndarray
+) -> list[np.ndarray]:
     """The three values of the blocks 2 and 1 before and 1 and 2 after, as :func:`shift`
     gives them, read from one padded copy."""
     n = len(log_chars)
     padded = np.empty((n + 4, 3))
     padded[:] = (0.0, 1.0, 0.0)  # past the ends: no characters, all links, no endings
     padded[2 : n + 2, 0], padded[2 : n + 2, 1], padded[2 : n + 2, 2] = log_chars, links, ends
-    return np.hstack([padded[2 + offset : 2 + offset + n] for offset in (-2, -1, 1, 2)])
+    return [padded[2 + offset : 2 + offset + n] for offset in (-2, -1, 1, 2)]
 
 
 def shift(values: np.ndarray, offset: int, fill: float = 0.0) -> np.ndarray:

@@ -145,9 +145,10 @@ def parse_html(
     forbidden = _forbidden_bytes(source) if source is not None else None
     if _looks_binary(html, forbidden):
         raise NotHTMLError("body is binary, not text")
-    tags = count_tags(html)
-    if tags > max_elements:
-        raise PageTooComplexError("tags", tags, max_elements)
+    if html.count("<") > max_elements:  # more than the tags: the exact count is seldom needed
+        tags = count_tags(html)
+        if tags > max_elements:
+            raise PageTooComplexError("tags", tags, max_elements)
     if _has_illegal_chars(html, forbidden):
         html, source = _XML_ILLEGAL.sub(" ", html), None
     if len(html) > MAX_TAG_CHARS_DEFAULT:

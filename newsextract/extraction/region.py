@@ -75,30 +75,35 @@ def prose_paragraphs(table: BlockTable, common: np.ndarray, config: RegionConfig
 
 
 def prose_runs(table: BlockTable, prose: np.ndarray, config: RegionConfig) -> list[ProseRun]:
-    """The runs of prose paragraphs long enough to be an article's."""
-    runs: list[list[int]] = []
-    for index in np.flatnonzero(prose).tolist():
-        current = runs[-1] if runs else None
-        if (
-            current
-            and index - current[-1] <= config.gap + 1
-            and _near(table, current[-1], index, config)
-        ):
-            current.append(index)
-        else:
-            runs.append([index])
+    """The runs of prose paragraphs long enough to be an article's.
+
+    A prose paragraph joins the run of the one before it when few blocks lie between them
+    and they share a container: a test of each pair of neighbours, all pairs at once.
+    """
+    indexes = np.flatnonzero(prose)
+    if not len(indexes):
+        return []
+    close = np.diff(indexes) <= config.gap + 1
+    linked = close & _near(table, indexes[:-1], indexes[1:], config)
+    starts = np.concatenate([[0], np.flatnonzero(~linked) + 1])
+    sizes = np.diff(np.append(starts, len(indexes)))
+    chars = np.add.reduceat(table.chars[indexes], starts)  # whole numbers: sums are exact
     found = []
-    for members in runs:
-        chars = float(table.chars[members].sum())
-        if len(members) >= config.min_paragraphs and chars >= config.min_chars:
-            found.append(ProseRun(tuple(members), chars))
+    for start, size, total in zip(starts.tolist(), sizes.tolist(), chars.tolist(), strict=True):
+        if size >= config.min_paragraphs and total >= config.min_chars:
+            found.append(ProseRun(tuple(indexes[start : start + size].tolist()), total))
     return found
 
 
-def _near(table: BlockTable, first: int, second: int, config: RegionConfig) -> bool:
-    """Whether two blocks share a container at most ``max_levels`` above each."""
-    above = set(table.ancestors[first, : config.max_levels + 1].tolist()) - {-1}
-    return any(e in above for e in table.ancestors[second, : config.max_levels + 1].tolist())
+def _near(
+    table: BlockTable, first: np.ndarray, second: np.ndarray, config: RegionConfig
+) -> np.ndarray:
+    """Whether each pair of blocks shares a container at most ``max_levels`` above each."""
+    levels = config.max_levels + 1
+    above, below = table.ancestors[first, :levels], table.ancestors[second, :levels]
+    shared = (above[:, :, None] == below[:, None, :]) & (above[:, :, None] >= 0)
+    near: np.ndarray = shared.any(axis=(1, 2))
+    return near
 
 
 def region_kept(

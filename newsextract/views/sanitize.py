@@ -63,7 +63,8 @@ def sanitize_tree(root: etree._Element) -> etree._Element:
     for element in removed:
         _remove(element)
     for element in root.iter(etree.Element):  # a 2 MB page: 50,000 elements in 30 ms
-        for name in list(element.attrib):  # a copy: attributes are deleted on the way
+        names = element.keys()  # a new list (attributes are deleted on the way), at once
+        for name in names:
             key = name.lower()
             if key.startswith("on") or key in _WATCHED or ":" in key:
                 _sanitize_attribute(element, name, element.get(name, ""))
@@ -84,7 +85,10 @@ def _sanitize_attribute(element: etree._Element, name: str, value: str) -> None:
         if not (key == "src" and _DATA_IMAGE.match(value)):
             del element.attrib[name]
     elif key in LINK_ATTRIBUTES or ":" in key:
-        if key in ("action", "formaction") or _SCRIPT_URL.match(_CONTROL.sub("", value)):
+        # Without a colon a URL names no scheme (the parser has decoded any entity already).
+        if key in ("action", "formaction") or (
+            ":" in value and _SCRIPT_URL.match(_CONTROL.sub("", value))
+        ):
             del element.attrib[name]
     elif key == "style":
         element.set(name, sanitize_css(value))
