@@ -40,6 +40,10 @@ ARTICLE = (
 )
 
 
+#: Bytes after which the crawl's archive goes on in a new file, so a small crawl rotates.
+ROTATE_AT = 100_000
+
+
 def _archive(folder: Path, pages: int, extra: bool = True) -> Path:
     writer = WarcWriter(folder, "test")
     html = [(b"Content-Type", b"text/html; charset=utf-8"), (b"Content-Encoding", b"gzip")]
@@ -93,8 +97,11 @@ def _crawl_archive(folder: Path, info: list[tuple[str, str]], stories: int = 6) 
     return writer.files[0]
 
 
-def _batch(archive: Path, out: Path, *options: str) -> subprocess.CompletedProcess[str]:
-    command = [sys.executable, "-m", "newsextract.cli", "batch", "--warc", str(archive)]
+def _batch(
+    archive: Path | list[Path], out: Path, *options: str
+) -> subprocess.CompletedProcess[str]:
+    archives = archive if isinstance(archive, list) else [archive]
+    command = [sys.executable, "-m", "newsextract.cli", "batch", "--warc", *map(str, archives)]
     command += ["--out", str(out), "--quiet", *options]
     return subprocess.run(command, capture_output=True, text=True, timeout=120)
 
@@ -209,12 +216,17 @@ def test_a_crawl_archive_gives_the_crawl_s_bodies_again(
         tmp_path / "crawl",
         "site",
         {"start_url": mirror_site.url("/index.html"), "allow": r"/article/\d+\.html"},
-        settings={"NEWSEXTRACT_WARC_DIR": "warc", "NEWSEXTRACT_STATE": "off"},
+        settings={
+            "NEWSEXTRACT_WARC_DIR": "warc",
+            "NEWSEXTRACT_WARC_MAX_SIZE": str(ROTATE_AT),
+            "NEWSEXTRACT_STATE": "off",
+        },
     )
     assert crawl.returncode == 0, crawl.log[-3000:]
-    [archive] = sorted((tmp_path / "crawl" / "warc").glob("site-*.warc.gz"))
+    archives = sorted((tmp_path / "crawl" / "warc").glob("site-*.warc.gz"))
+    assert len(archives) >= 3  # rotated: the files are read as one, in their order
     out = tmp_path / "again.jsonl"
-    result = _batch(archive, out, "--mode", "site")
+    result = _batch(archives, out, "--mode", "site")
     assert result.returncode == 0, result.stderr
     assert "damaged" not in result.stderr
     again = {str(r["url"]): r for r in read_jsonl(out)}

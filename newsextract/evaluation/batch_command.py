@@ -66,7 +66,7 @@ examples:
   find saved-pages -name '*.html' | newsextract batch - --out out/
   newsextract batch pages/manifest.jsonl --out out/ --mode site --rules-dir rules/
   newsextract batch more-pages/manifest.jsonl --out out2/ --mode rules --rules-dir rules/
-  newsextract batch --warc crawl.warc.gz --out articles.jsonl --mode site
+  newsextract batch --warc warc/site-*.warc.gz --out articles.jsonl --mode site
 """
 
 ERRORS_FILE = "_errors.jsonl"
@@ -92,7 +92,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--warc",
         type=Path,
-        help="read the pages of this web archive (.warc.gz or .warc) instead of PAGES; --out "
+        nargs="+",
+        metavar="FILE",
+        help="read the pages of these web archives (.warc.gz or .warc; the files a crawl "
+        "rotated, in their order, are read as one) instead of PAGES; --out "
         "is then the records file, with the failures beside it (<stem>.failures.jsonl); "
         "--mode site then replays the crawl's template stage on the archive's pages in their "
         "order (--group-by is not used): a crawl's archive gives the crawl's bodies again",

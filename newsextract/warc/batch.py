@@ -117,7 +117,24 @@ def article_record(outcome: PageOutcome, entry: ArchivedEntry) -> dict[str, Any]
     return {**record_dict(item), "warcRecordId": entry.record_id}
 
 
-def _pages(reader: WarcReader, output: _Output) -> Iterator[tuple[int, ArchivedResponse]]:
+@dataclass
+class ArchiveFiles:
+    """The response records of archive files read as one, in the order given (the files a
+    crawl rotated, in their serial order); :attr:`damages` names each damaged file."""
+
+    paths: list[Path]
+    info: dict[str, str] = field(default_factory=dict)  # the first file's value of a name wins
+    damages: list[str] = field(default_factory=list)
+
+    def __iter__(self) -> Iterator[ArchivedResponse]:
+        for path in self.paths:
+            reader = WarcReader(path, info=self.info)
+            yield from reader
+            if reader.damage:
+                self.damages.append(f"{path}: damaged, {reader.damage}")
+
+
+def _pages(reader: ArchiveFiles, output: _Output) -> Iterator[tuple[int, ArchivedResponse]]:
     """The article pages of the archive, numbered; every other response that is not one of
     the crawl's listing pages, sitemaps or feeds is a failure record."""
     for number, response in enumerate(reader, 1):
@@ -143,7 +160,7 @@ def _outcomes(
 
 
 def _replayed(
-    pages: Iterator[tuple[int, ArchivedResponse]], reader: WarcReader, rules_dir: Path | None
+    pages: Iterator[tuple[int, ArchivedResponse]], reader: ArchiveFiles, rules_dir: Path | None
 ) -> Iterator[Replayed]:
     """Site mode: the crawl's item pipeline over the pages, with the settings the archive
     recorded (its warcinfo record, read before the first page)."""
@@ -158,9 +175,10 @@ def _replayed(
 def run(args: argparse.Namespace) -> int:
     from newsextract.evaluation.batch_command import BatchError
 
-    archive, out = Path(args.warc), Path(args.out)
-    if not archive.is_file():
-        return _say(f"--warc {archive}: no such file", 2)
+    archives, out = [Path(path) for path in args.warc], Path(args.out)
+    for archive in archives:
+        if not archive.is_file():
+            return _say(f"--warc {archive}: no such file", 2)
     if out.is_dir():
         return _say(f"--out {out}: with --warc, the records file (e.g. out.jsonl)", 2)
     try:
@@ -169,7 +187,7 @@ def run(args: argparse.Namespace) -> int:
         records = RecordFile(out, args.format)
     except OSError as error:
         return _say(f"--out {out}: {error.strerror or error}", 2)
-    output, reader = _Output(records, failures), WarcReader(archive)
+    output, reader = _Output(records, failures), ArchiveFiles(archives)
     try:
         if args.mode == "site":
             for replayed in _replayed(_pages(reader, output), reader, args.rules_dir):
@@ -177,9 +195,9 @@ def run(args: argparse.Namespace) -> int:
         else:
             for outcome in _outcomes(_pages(reader, output), args):
                 output.write(outcome)
-        if reader.damage:
-            output.fail("", "", "archive", reader.damage)
-            _say(f"{archive}: damaged, {reader.damage}; the records before it were read", 0)
+        for damage in reader.damages:
+            output.fail("", "", "archive", damage)
+            _say(f"{damage}; the records before it were read", 0)
     except BatchError as error:
         return _say(str(error), 2)
     finally:
