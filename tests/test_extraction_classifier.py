@@ -287,8 +287,8 @@ _NO_NUL = st.text(alphabet=st.characters(blacklist_characters="\x00"), min_size=
 def test_tokens_of_the_joined_lower_text_are_each_texts_tokens(texts: list[str]) -> None:
     # Blocks are lower-cased together (one call); a NUL between them lower-cases a final
     # sigma as a text's end does.
-    lowered = "\x00".join(texts).lower().split("\x00") if texts else []
-    tokens, block = features._tokens(lowered)
+    lowered = "\x00".join(texts).lower()
+    tokens, block, _ = features._token_table(lowered, len(texts))
     each = [features._TOKEN.findall(text.lower()) for text in texts]
     assert list(tokens) == [token for words in each for token in words]
     assert list(block) == [i for i, words in enumerate(each) for _ in words]

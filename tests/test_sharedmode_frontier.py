@@ -194,7 +194,7 @@ def test_workers_that_all_hold_pages_stop_together(redis_url: str) -> None:
     first, second = holding(redis_url, "a"), holding(redis_url, "b")
     first.client.hset("test:owners", mapping={"https://example.org/1.html": "a|s"})
     first.client.hset("test:owners", mapping={"https://example.org/2.html": "b|s"})
-    assert not first.drained()  # b holds a page, and is not stopping yet
+    assert not first.finish_if_drained()  # b holds a page, and is not stopping yet
     assert second.finish_if_drained()  # a is stopping: it settles its own page as it closes
     assert not first.finish_if_drained()  # b has not settled its page yet
     second.client.hdel("test:owners", "https://example.org/2.html")  # b closed

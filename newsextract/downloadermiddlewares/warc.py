@@ -29,12 +29,13 @@ from scrapy.http import Response
 from scrapy.statscollectors import StatsCollector
 
 from newsextract.spiders.base import ITEM_CALLBACKS
-from newsextract.warc.replay import ARTICLE_KIND, TEMPLATE_SETTINGS
 from newsextract.warc.writer import (
+    ARTICLE_KIND,
     KIND_FIELD,
     LANGUAGE_FIELD,
     MAX_SIZE_DEFAULT,
     SITE_FIELD,
+    TEMPLATE_SETTINGS,
     WarcWriter,
     http_block,
 )

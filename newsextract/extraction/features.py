@@ -199,12 +199,6 @@ def read_blocks(page: Page, max_ancestors: int = MAX_ANCESTORS_DEFAULT) -> Block
 _BLOCK_FIELDS = attrgetter("text", "element", "tag", "link_chars", "inline_tags", "hidden")
 
 
-def _tokens(lowered: list[str]) -> tuple[tuple[str, ...], np.ndarray]:
-    """Every block's words (from its lower-cased text), and the block each one belongs to."""
-    tokens, token_block, _ = _token_table("\x00".join(lowered), len(lowered))
-    return tokens, token_block
-
-
 def _token_table(lowered: str, n: int) -> tuple[tuple[str, ...], np.ndarray, np.ndarray]:
     """Every block's words (``_TOKEN`` in its lower-cased text), the block each one belongs
     to, and each block's characters in words; ``lowered``: the ``n`` texts joined by NULs.

@@ -347,18 +347,11 @@ class SharedFrontier:
     def pending_count(self) -> int:
         return int(self.client.zcard(self.queue_key))
 
-    def drained(self) -> bool:
-        """The worker is idle: True when no work is left (the run's keys are kept)."""
-        return self._finish_run([])
-
     def finish_if_drained(self) -> bool:
         """The worker is idle: True (and the run's keys deleted) when no work is left."""
-        return self._finish_run(self.run_keys)
-
-    def _finish_run(self, run_keys: list[str]) -> bool:
         self.busy = False
         owners = self.owners_key or self.key("no-owners")
-        keys = [self.queue_key, self.key("busy"), owners, self.key("closing"), *run_keys]
+        keys = [self.queue_key, self.key("busy"), owners, self.key("closing"), *self.run_keys]
         return bool(self._finish(keys=keys, args=[self.worker, self.holder]))
 
     def leave(self) -> None:
@@ -496,14 +489,11 @@ class SharedScheduler(Scheduler):  # type: ignore[misc]  # scrapy-redis has no t
 
     def spider_idle(self) -> None:
         """Scrapy found this worker idle: take over what a dead worker left open, and
-        close only when no worker has work left. A dead worker stops counting as busy
-        after its state-store lease has lapsed (:data:`BUSY_LEASES`), so what it left open
-        is looked for once more when the frontier seems drained, before the run ends."""
+        close only when no worker has work left. What a dead worker holds keeps the others
+        from closing (the stop rule of the module docstring) until its lease lapses and one
+        of them takes it over here."""
         self._take_over()
-        if not self._guard(self.frontier.drained):
-            self._poll_soon()
-        self._take_over()
-        if self._guard(self.frontier.finish_if_drained) is False:
+        if not self._guard(self.frontier.finish_if_drained):
             self._poll_soon()
 
     def _poll_soon(self) -> None:

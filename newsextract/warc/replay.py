@@ -16,8 +16,9 @@ site and language it gave them. As in the spider, an article response reaches th
 with a 2xx status (Scrapy's HttpErrorMiddleware) and an HTML body
 (:func:`newsextract.spiders.content.is_html`); the others are the crawl's failure records.
 The settings the stage reads are in the archive's ``warcinfo`` record
-(:data:`TEMPLATE_SETTINGS`); missing ones are the project's. An archive from another crawler has
-none of this: each HTML response is a page of the site of its host, in archive order.
+(:data:`~newsextract.warc.writer.TEMPLATE_SETTINGS`); missing ones are the project's. An
+archive from another crawler has none of this: each HTML response is a page of the site of
+its host, in archive order.
 
 Not replayed: a crawl that fell idle with pages held (they are released then, learned from
 fewer pages) before fetching more; pages the state store dropped as harvested meanwhile (a
@@ -42,24 +43,9 @@ from newsextract.pipelines.templates import learner_config
 from newsextract.spiders.content import is_html, looks_binary, media_type
 from newsextract.spiders.urls import site_of
 from newsextract.warc.reader import ArchivedResponse
+from newsextract.warc.writer import ARTICLE_KIND, TEMPLATE_SETTINGS
 
 logger = logging.getLogger(__name__)
-
-#: The settings that shape the template and single-page stages' answers: the crawl's values
-#: are written into each archive file's ``warcinfo`` record, and read back here.
-TEMPLATE_SETTINGS = (
-    "NEWSEXTRACT_TEMPLATES_ENABLED",
-    "NEWSEXTRACT_TEMPLATE_SAMPLES",
-    "NEWSEXTRACT_TEMPLATE_MIN_PAGES",
-    "NEWSEXTRACT_TEMPLATE_HOLD",
-    "NEWSEXTRACT_TEMPLATE_HOLD_BYTES",
-    "NEWSEXTRACT_TEMPLATE_GROUPS",
-    "NEWSEXTRACT_MAX_ELEMENTS",
-    "NEWSEXTRACT_MAX_BLOCKS",
-    "SCRAPER_SLOT_MAX_ACTIVE_SIZE",
-)
-#: The kind of page the spider's article callbacks read (``Newsextract-Kind``).
-ARTICLE_KIND = "article"
 
 
 @dataclass(frozen=True)

@@ -28,6 +28,22 @@ COMPRESS_LEVEL_DEFAULT = 6
 KIND_FIELD = "Newsextract-Kind"
 SITE_FIELD = "Newsextract-Site"
 LANGUAGE_FIELD = "Newsextract-Language"
+#: The kind of page the spider's article callbacks read (``Newsextract-Kind``).
+ARTICLE_KIND = "article"
+#: The settings that shape the template and single-page stages' answers: the crawl's values
+#: are written into each archive file's ``warcinfo`` record, for the replay
+#: (:mod:`newsextract.warc.replay`) to read back.
+TEMPLATE_SETTINGS = (
+    "NEWSEXTRACT_TEMPLATES_ENABLED",
+    "NEWSEXTRACT_TEMPLATE_SAMPLES",
+    "NEWSEXTRACT_TEMPLATE_MIN_PAGES",
+    "NEWSEXTRACT_TEMPLATE_HOLD",
+    "NEWSEXTRACT_TEMPLATE_HOLD_BYTES",
+    "NEWSEXTRACT_TEMPLATE_GROUPS",
+    "NEWSEXTRACT_MAX_ELEMENTS",
+    "NEWSEXTRACT_MAX_BLOCKS",
+    "SCRAPER_SLOT_MAX_ACTIVE_SIZE",
+)
 #: Headers that describe the bytes on the wire, not the body written (already decoded):
 #: kept under this prefix, as Common Crawl does.
 _RENAMED = {b"content-encoding", b"transfer-encoding", b"content-length"}
