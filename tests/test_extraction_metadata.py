@@ -186,3 +186,23 @@ def test_the_first_h1_with_text_names_a_page_without_declared_headline() -> None
     declared = '<meta property="og:title" content="Declared">'
     assert read_metadata(_page(declared + "<title>T</title>", body)).headline == "Declared"
     assert read_metadata(_page("<title>T</title>", "<h1> </h1>")).headline == "T"
+
+
+def test_the_heading_the_title_names_beats_a_site_name_in_h1() -> None:
+    head = "<title>The Dangerous Hubris of the Startup World \u00ab Rand's Blog</title>"
+    body = "<h1>Rand's Blog</h1><h2>The Dangerous Hubris of the Startup World</h2><h2>Comments</h2>"
+    assert read_metadata(_page(head, body)).headline == "The Dangerous Hubris of the Startup World"
+
+
+def test_a_declared_headline_that_is_the_site_name_is_passed_over() -> None:
+    head = '<meta property="og:title" content="Daily News">'
+    head += '<meta property="og:site_name" content="Daily News">'
+    head += "<title>Ferry resumes after storm | Daily News</title>"
+    body = "<h1>Daily News</h1><h2>Ferry resumes after storm</h2>"
+    assert read_metadata(_page(head, body)).headline == "Ferry resumes after storm"
+
+
+def test_a_title_alone_gives_its_longest_part() -> None:
+    head = "<title>News | Ferry resumes after the storm | Daily</title>"
+    assert read_metadata(_page(head)).headline == "Ferry resumes after the storm"
+    assert read_metadata(_page("<title>Reform: a year on</title>")).headline == "Reform: a year on"

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import datetime
 from email.utils import parsedate_to_datetime
-from itertools import chain
+from itertools import chain, islice
 from typing import Any
 from urllib.parse import urljoin, urlsplit
 
@@ -164,18 +164,66 @@ def clean_text(value: Any, limit: int = MAX_HEADLINE_CHARS_DEFAULT) -> str:
 
 
 def find_headline(page: Page, articles: list[dict[str, Any]]) -> str:
+    """The declared headline (JSON-LD, ``og:title`` ...) unless it is only the site's name;
+    else the heading the ``<title>`` names, the first ``<h1>``, or the ``<title>`` itself."""
     meta = page.structured.meta
     declared = [a.get("headline") for a in articles] + [
         meta.get("og:title"),
         meta.get("twitter:title"),
         meta.get("headline"),
     ]
-    # The tree is searched for an <h1> only when the page declares no headline.
-    for candidate in chain(declared, _first_h1(page), [page.structured.title]):
+    site = _fold(clean_text(meta.get("og:site_name")))
+    for candidate in declared:
+        text = clean_text(candidate)
+        if text and _fold(text) != site:
+            return text
+    # The tree is searched only when the page declares no headline.
+    title = clean_text(page.structured.title)
+    for candidate in chain(_title_heading(page, title), _first_h1(page), [_main_part(title)]):
         text = clean_text(candidate)
         if text:
             return text
     return ""
+
+
+#: A heading is the one the ``<title>`` names when its words, this many characters at least,
+#: stand in the title: pages that give the site's name the ``<h1>`` and the article's
+#: headline an ``<h2>`` title themselves "Headline | Site".
+MIN_TITLE_HEADING_CHARS_DEFAULT = 10
+#: Headings read for that, in document order.
+MAX_TITLE_HEADINGS_DEFAULT = 40
+#: What parts a ``<title>`` into the headline and the site's name: a mark with spaces on
+#: both sides ("Storm hits | Daily News", "Daily News - Storm hits"; not "Reform: a year on").
+_TITLE_SEPARATOR = re.compile(r"\s+(?:[|\-\u2013\u2014\u00ab\u00bb\u00b7\u2022/]|::)\s+")
+
+
+def _title_heading(page: Page, title: str) -> Iterator[str]:
+    """The longest heading whose words stand in the title."""
+    folded = _fold(title)
+    if not folded:
+        return
+    best, best_text = "", ""
+    for element in islice(page.root.iter("h1", "h2", "h3"), MAX_TITLE_HEADINGS_DEFAULT):
+        text = " ".join(element.itertext())
+        heading = _fold(text)
+        if len(heading) >= max(MIN_TITLE_HEADING_CHARS_DEFAULT, len(best) + 1) and (
+            heading in folded
+        ):
+            best, best_text = heading, text
+    if best:
+        yield best_text
+
+
+def _main_part(title: str) -> str:
+    """The longest part of a ``<title>`` made of parts ("Headline | Section | Site")."""
+    return max(_TITLE_SEPARATOR.split(title), key=len)
+
+
+def _fold(text: str) -> str:
+    return " ".join(_WORDS.findall(text.lower()))
+
+
+_WORDS = re.compile(r"\w+")
 
 
 def _first_h1(page: Page) -> Iterator[str]:
