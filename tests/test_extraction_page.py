@@ -408,3 +408,13 @@ def test_any_utf8_text_parses_from_its_bytes_as_from_the_text(text: str) -> None
     from_bytes = page.parse_html(body)
     assert from_bytes.html == from_text.html
     assert etree.tostring(from_bytes.root) == etree.tostring(from_text.root)
+
+
+def test_a_web_archive_toolbar_is_never_text() -> None:
+    toolbar = (
+        '<div id="wm-ipp-base"><div id="wm-ipp" style="display:none">'
+        "<p>These crawls are part of an effort to archive pages as they are created.</p>"
+        "</div></div>"
+    )
+    page = parse_page(f"<html><body>{toolbar}<p>The ferry runs again.</p></body></html>")
+    assert [block.text for block in page.blocks] == ["The ferry runs again."]

@@ -30,7 +30,9 @@ def test_a_subheading_and_short_lines_between_kept_paragraphs_are_the_article() 
 
 
 def test_a_gallery_nested_deeper_and_link_lists_stay_out() -> None:
-    gallery = "<div class='gallery'><div><div><p>Photo 1 of 3</p><p>Photo 2 of 3</p></div></div></div>"
+    gallery = (
+        "<div class='gallery'><div><div><p>Photo 1 of 3</p><p>Photo 2 of 3</p></div></div></div>"
+    )
     links = "<p><a href='/a'>Read more: the ferry timetable in full</a></p>"
     kept = _kept_after_filling(PARAGRAPH + gallery + links + PARAGRAPH, (0, 4))
     assert len(kept) == 2

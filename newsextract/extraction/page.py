@@ -260,6 +260,15 @@ _EMPTY_DOCUMENT = "<html><body></body></html>"
 _HIDING_ATTRIBUTES = tuple(
     etree.XPath(f"descendant-or-self::*/@{name}") for name in HIDING_ATTRIBUTES
 )
+#: Ids of what a web archive inserts into the pages it replays (the Wayback Machine's
+#: toolbar, with its "These crawls are part of an effort to archive pages ..." notes): never
+#: the page's own text. Archived copies of news pages are a common input of a corpus.
+ARCHIVE_INSERT_IDS = frozenset({"wm-ipp-base", "wm-ipp", "wm-ipp-print"})
+_ARCHIVE_INSERTS = etree.XPath(
+    "descendant-or-self::*[@id]["
+    + " or ".join(f'@id="{i}"' for i in sorted(ARCHIVE_INSERT_IDS))
+    + "]"
+)
 
 
 def _parse(html: str, source: bytes | None = None) -> etree._Element:
@@ -482,6 +491,7 @@ def clean_tree(root: etree._Element) -> set[etree._Element]:
     doomed = [
         el for el in root.iter(*NOISE_TAGS) if el.tag not in _PAGE_HOLDERS or not _holds_page(el)
     ]
+    doomed += _ARCHIVE_INSERTS(root)
     hidden: set[etree._Element] = set()
     for select in _HIDING_ATTRIBUTES:
         for value in select(root):
@@ -513,6 +523,8 @@ def is_noise_element(element: etree._Element) -> bool:
     tag = element.tag
     if tag in _NOISE_TAG_SET:
         return tag not in _PAGE_HOLDERS or not _holds_page(element)
+    if element.get("id") in ARCHIVE_INSERT_IDS:
+        return True
     return tag not in BLOCK_TAGS and is_hidden(element)
 
 

@@ -172,9 +172,7 @@ def article_container(kept: np.ndarray, table: BlockTable, share: float) -> int:
     under = np.bincount(chains[valid], weights[valid])
     mine = chains[kept]
     mine_valid = mine >= 0
-    held = np.bincount(
-        mine[mine_valid], weights[kept][mine_valid], minlength=len(under)
-    )
+    held = np.bincount(mine[mine_valid], weights[kept][mine_valid], minlength=len(under))
     candidates = np.flatnonzero(held >= share * float(table.chars[kept].sum()))
     return int(candidates[np.argmin(under[candidates])]) if len(candidates) else -1
 
