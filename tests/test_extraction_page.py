@@ -6,6 +6,7 @@ import codecs
 import doctest
 import json
 import re
+import unicodedata
 from dataclasses import FrozenInstanceError, fields, replace
 from types import ModuleType
 from typing import Any
@@ -418,3 +419,10 @@ def test_a_web_archive_toolbar_is_never_text() -> None:
     )
     page = parse_page(f"<html><body>{toolbar}<p>The ferry runs again.</p></body></html>")
     assert [block.text for block in page.blocks] == ["The ferry runs again."]
+
+
+def test_block_text_is_composed_as_unicode_nfc() -> None:
+    decomposed = "Cafe\u0301 \u09b8\u09be\u09dc\u09c7"  # Bengali U+09DC decomposes under NFC
+    page = parse_page(f"<html><body><p>{decomposed}</p></body></html>")
+    assert page.blocks[0].text == unicodedata.normalize("NFC", decomposed)
+    assert page.blocks[0].text.startswith("Caf\u00e9 ")

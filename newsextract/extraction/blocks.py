@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Collection
 from dataclasses import dataclass
+from unicodedata import is_normalized, normalize
 
 from lxml import etree
 
@@ -246,11 +247,17 @@ _set_attribute = object.__setattr__
 
 
 def normalise_text(text: str) -> str:
-    """Fold runs of white space; keep single line breaks (``\\u2028`` or a ``<br>`` mark).
+    """Fold runs of white space; keep single line breaks (``\\u2028`` or a ``<br>`` mark);
+    compose characters (Unicode NFC), so that one text is written one way whatever the page's
+    editor produced (Bengali "\\u09dc" is "\\u09a1\\u09bc" to every search and corpus tool).
 
     >>> normalise_text("  a \\u2028\\u2028  b\\u00a0 c\\n d ")
     'a\\nb c d'
+    >>> normalise_text("Cafe\\u0301") == "Caf\\u00e9"
+    True
     """
+    if not text.isascii() and not is_normalized("NFC", text):
+        text = normalize("NFC", text)
     if "\u2028" in text:
         text = text.replace("\u2028", _LINE_BREAK)
     if "\u200b" in text or "\x00" in text:

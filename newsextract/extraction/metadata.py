@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import html
 import re
+import unicodedata
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import datetime
@@ -159,7 +160,7 @@ def clean_text(value: Any, limit: int = MAX_HEADLINE_CHARS_DEFAULT) -> str:
     if not isinstance(value, str):
         return ""
     text = _SPACE.sub(" ", _TAG.sub(" ", html.unescape(value))).strip()
-    text = "".join(ch for ch in text if ch.isprintable())
+    text = unicodedata.normalize("NFC", "".join(ch for ch in text if ch.isprintable()))
     return text if len(text) <= limit else ""
 
 
