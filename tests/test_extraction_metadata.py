@@ -206,3 +206,11 @@ def test_a_title_alone_gives_its_longest_part() -> None:
     head = "<title>News | Ferry resumes after the storm | Daily</title>"
     assert read_metadata(_page(head)).headline == "Ferry resumes after the storm"
     assert read_metadata(_page("<title>Reform: a year on</title>")).headline == "Reform: a year on"
+
+
+def test_a_declared_headline_loses_the_site_part_the_page_does_not_show() -> None:
+    head = '<meta property="og:title" content="SEC may require more disclosure \u2014 MSNBC">'
+    body = "<h1>SEC may require more disclosure</h1>"
+    assert read_metadata(_page(head, body)).headline == "SEC may require more disclosure"
+    shown = "<h1>SEC may require more disclosure \u2014 MSNBC</h1>"
+    assert read_metadata(_page(head, shown)).headline.endswith("MSNBC")

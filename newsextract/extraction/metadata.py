@@ -177,7 +177,7 @@ def find_headline(page: Page, articles: list[dict[str, Any]]) -> str:
     for candidate in declared:
         text = clean_text(candidate)
         if text and _fold(text) != site:
-            return text
+            return _shown_part(page, text)
     # The tree is searched only when the page declares no headline.
     title = clean_text(page.structured.title)
     for candidate in chain(_title_heading(page, title), _first_h1(page), [_main_part(title)]):
@@ -213,6 +213,19 @@ def _title_heading(page: Page, title: str) -> Iterator[str]:
             best, best_text = heading, text
     if best:
         yield best_text
+
+
+def _shown_part(page: Page, headline: str) -> str:
+    """The part of a declared "Headline | Site" that the page shows as a heading, or the
+    whole of it."""
+    parts = {_fold(part): part for part in _TITLE_SEPARATOR.split(headline)}
+    if len(parts) < 2:
+        return headline
+    for element in islice(page.root.iter("h1", "h2"), MAX_TITLE_HEADINGS_DEFAULT):
+        heading = _fold(" ".join(element.itertext()))
+        if len(heading) >= MIN_TITLE_HEADING_CHARS_DEFAULT and heading in parts:
+            return parts[heading].strip()
+    return headline
 
 
 def _main_part(title: str) -> str:
