@@ -20,6 +20,7 @@ from urllib.parse import urljoin, urlsplit
 
 from lxml import etree
 
+from newsextract.extraction.headline import fold
 from newsextract.extraction.page import Page
 
 #: Longest headline kept; longer values are page text, not a headline.
@@ -173,10 +174,10 @@ def find_headline(page: Page, articles: list[dict[str, Any]]) -> str:
         meta.get("twitter:title"),
         meta.get("headline"),
     ]
-    site = _fold(clean_text(meta.get("og:site_name")))
+    site = fold(clean_text(meta.get("og:site_name")))
     for candidate in declared:
         text = clean_text(candidate)
-        if text and _fold(text) != site:
+        if text and fold(text) != site:
             return _shown_part(page, text)
     # The tree is searched only when the page declares no headline.
     title = clean_text(page.structured.title)
@@ -200,13 +201,13 @@ _TITLE_SEPARATOR = re.compile(r"\s+(?:[|\-\u2013\u2014\u00ab\u00bb\u00b7\u2022/]
 
 def _title_heading(page: Page, title: str) -> Iterator[str]:
     """The longest heading whose words stand in the title."""
-    folded = _fold(title)
+    folded = fold(title)
     if not folded:
         return
     best, best_text = "", ""
     for element in islice(page.root.iter("h1", "h2", "h3"), MAX_TITLE_HEADINGS_DEFAULT):
         text = " ".join(element.itertext())
-        heading = _fold(text)
+        heading = fold(text)
         if len(heading) >= max(MIN_TITLE_HEADING_CHARS_DEFAULT, len(best) + 1) and (
             heading in folded
         ):
@@ -218,11 +219,11 @@ def _title_heading(page: Page, title: str) -> Iterator[str]:
 def _shown_part(page: Page, headline: str) -> str:
     """The part of a declared "Headline | Site" that the page shows as a heading, or the
     whole of it."""
-    parts = {_fold(part): part for part in _TITLE_SEPARATOR.split(headline)}
+    parts = {fold(part): part for part in _TITLE_SEPARATOR.split(headline)}
     if len(parts) < 2:
         return headline
     for element in islice(page.root.iter("h1", "h2"), MAX_TITLE_HEADINGS_DEFAULT):
-        heading = _fold(" ".join(element.itertext()))
+        heading = fold(" ".join(element.itertext()))
         if len(heading) >= MIN_TITLE_HEADING_CHARS_DEFAULT and heading in parts:
             return parts[heading].strip()
     return headline
@@ -231,13 +232,6 @@ def _shown_part(page: Page, headline: str) -> str:
 def _main_part(title: str) -> str:
     """The longest part of a ``<title>`` made of parts ("Headline | Section | Site")."""
     return max(_TITLE_SEPARATOR.split(title), key=len)
-
-
-def _fold(text: str) -> str:
-    return " ".join(_WORDS.findall(text.lower()))
-
-
-_WORDS = re.compile(r"\w+")
 
 
 def _first_h1(page: Page) -> Iterator[str]:
