@@ -6,7 +6,7 @@ import numpy as np
 
 from newsextract.extraction.features import read_blocks
 from newsextract.extraction.page import parse_page
-from newsextract.extraction.region import RegionConfig, gaps_filled, repeated_texts
+from newsextract.extraction.region import RegionConfig, gaps_filled
 
 PARAGRAPH = "<p>The council met on Tuesday and agreed to open the new ferry line in May.</p>"
 
@@ -16,9 +16,7 @@ def _kept_after_filling(article: str, kept_paragraphs: tuple[int, ...]) -> list[
     texts = [block.text for block in page.blocks]
     scores = np.full(len(texts), 0.2)
     scores[list(kept_paragraphs)] = 0.9
-    kept = gaps_filled(
-        kept_paragraphs, read_blocks(page), scores, repeated_texts(texts), RegionConfig()
-    )
+    kept = gaps_filled(kept_paragraphs, read_blocks(page), scores, texts, RegionConfig())
     return [texts[i] for i in kept]
 
 

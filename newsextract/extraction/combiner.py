@@ -26,7 +26,7 @@ from newsextract.extraction.features import BlockTable
 from newsextract.extraction.headline import without_headline
 from newsextract.extraction.metadata import read_metadata
 from newsextract.extraction.page import Page
-from newsextract.extraction.region import RegionConfig, region_kept, repeated_texts
+from newsextract.extraction.region import RegionConfig, region_kept
 from newsextract.extraction.result import Article
 
 #: JSON-LD ``articleBody`` shorter than this (in tokens) is a teaser, not evidence.
@@ -109,9 +109,7 @@ def scored_article(page: Page, config: CombinerConfig = DEFAULT) -> ScoredArticl
     scores = combined_scores(page, evidence, config, threshold, reference)
     kept = tuple(np.flatnonzero(scores >= threshold).tolist())
     texts = [block.text for block in page.blocks]
-    kept = region_kept(
-        kept, evidence.table, evidence.common_words, config.region, scores, repeated_texts(texts)
-    )
+    kept = region_kept(kept, evidence.table, evidence.common_words, config.region, scores, texts)
     if config.drop_comments:
         kept = without_comments(kept, evidence.table)
     kept = article_or_nothing(page, kept, config)

@@ -265,9 +265,7 @@ _HIDING_ATTRIBUTES = tuple(
 #: the page's own text. Archived copies of news pages are a common input of a corpus.
 ARCHIVE_INSERT_IDS = frozenset({"wm-ipp-base", "wm-ipp", "wm-ipp-print"})
 _ARCHIVE_INSERTS = etree.XPath(
-    "descendant-or-self::*[@id]["
-    + " or ".join(f'@id="{i}"' for i in sorted(ARCHIVE_INSERT_IDS))
-    + "]"
+    "descendant-or-self::*[" + " or ".join(f'@id="{i}"' for i in sorted(ARCHIVE_INSERT_IDS)) + "]"
 )
 
 

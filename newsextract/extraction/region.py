@@ -133,14 +133,14 @@ def region_kept(
     table: BlockTable,
     common: np.ndarray,
     config: RegionConfig,
-    scores: np.ndarray | None = None,
-    repeated: np.ndarray | None = None,
+    scores: np.ndarray,
+    texts: list[str],
 ) -> tuple[int, ...]:
-    """The kept blocks with the prose runs' verdicts applied, then (given each block's
-    ``scores`` and whether its text is ``repeated`` on the page) the container's."""
+    """The kept blocks with the prose runs' verdicts applied, then the container's (from each
+    block's ``scores`` and ``texts``)."""
     kept = _runs_kept(kept, table, common, config)
-    if config.fill_gaps and scores is not None and repeated is not None:
-        kept = gaps_filled(kept, table, scores, repeated, config)
+    if config.fill_gaps:
+        kept = gaps_filled(kept, table, scores, texts, config)
     return kept
 
 
@@ -181,38 +181,46 @@ def gaps_filled(
     kept: tuple[int, ...],
     table: BlockTable,
     scores: np.ndarray,
-    repeated: np.ndarray,
+    texts: list[str],
     config: RegionConfig,
 ) -> tuple[int, ...]:
     """The kept blocks and the blocks of the short gaps between them inside the article's
     container: not link lists, repeated labels, comments or hidden text, and no deeper in
     the tree than the kept blocks on either side."""
-    if len(kept) < 2:
-        return kept
     chosen = np.array(kept)
-    root = article_container(chosen, table, config.container_share)
+    gaps = [
+        (before, after)
+        for before, after in zip(chosen[:-1].tolist(), chosen[1:].tolist(), strict=True)
+        if 1 < after - before <= config.gap_max_blocks + 1
+        and _mean_score(scores, table.chars, before + 1, after) >= config.gap_min_score
+    ]
+    root = article_container(chosen, table, config.container_share) if gaps else -1
     if root < 0:
         return kept
     chains = table.chains()
     depth = (chains >= 0).sum(axis=1)
-    fillable = (
-        (chains == root).any(axis=1)
-        & (table.link_chars <= config.gap_max_link_density * np.maximum(table.chars, 1.0))
-        & ~repeated
-        & ~table.inside("comment")
-        & ~table.inside("hidden")
+    inside = np.concatenate([np.arange(before + 1, after) for before, after in gaps])
+    limit = np.concatenate(
+        [np.full(after - before - 1, max(depth[before], depth[after])) for before, after in gaps]
     )
-    added: list[int] = []
-    for before, after in zip(chosen[:-1].tolist(), chosen[1:].tolist(), strict=True):
-        if not 1 < after - before <= config.gap_max_blocks + 1:
-            continue
-        gap = np.arange(before + 1, after)
-        weights = np.maximum(table.chars[gap], 1.0)
-        if float(scores[gap] @ weights) < config.gap_min_score * float(weights.sum()):
-            continue
-        shallow = depth[gap] <= max(depth[before], depth[after])
-        added += gap[fillable[gap] & shallow].tolist()
-    return tuple(sorted({*kept, *added}))
+    fillable = (
+        (chains[inside] == root).any(axis=1)
+        & (depth[inside] <= limit)
+        & (
+            table.link_chars[inside]
+            <= config.gap_max_link_density * np.maximum(table.chars[inside], 1.0)
+        )
+        & ~repeated_texts(texts)[inside]
+        & ~table.inside("comment")[inside]
+        & ~table.inside("hidden")[inside]
+    )
+    return tuple(sorted({*kept, *inside[fillable].tolist()}))
+
+
+def _mean_score(scores: np.ndarray, chars: np.ndarray, start: int, end: int) -> float:
+    """The blocks' mean score from ``start`` to before ``end``, weighted by characters."""
+    weights = np.maximum(chars[start:end], 1.0)
+    return float(scores[start:end] @ weights) / float(weights.sum())
 
 
 def repeated_texts(texts: list[str]) -> np.ndarray:
