@@ -41,3 +41,11 @@ def test_repeated_labels_stay_out() -> None:
     kept = _kept_after_filling(PARAGRAPH + label + "<p>Fullscreen</p>" + label + PARAGRAPH, (0, 4))
     assert "Buy Photo" not in kept
     assert "Fullscreen" in kept
+
+
+def test_a_list_between_kept_paragraphs_is_the_article_but_a_nested_list_is_not() -> None:
+    steps = "<ul><li>Buy a ticket at the pier</li><li>Board ten minutes early</li></ul>"
+    kept = _kept_after_filling(PARAGRAPH + steps + PARAGRAPH, (0, 3))
+    assert kept[1:3] == ["Buy a ticket at the pier", "Board ten minutes early"]
+    boxed = "<div><ul><li>Most read: the new bridge</li></ul></div>"
+    assert len(_kept_after_filling(PARAGRAPH + boxed + PARAGRAPH, (0, 2))) == 2
