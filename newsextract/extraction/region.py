@@ -61,6 +61,7 @@ GAP_MAX_LINK_DENSITY_DEFAULT = 0.3
 #: mean score of at least 0.3): chinese_wced +0.002, wcxb_dev and cleaneval +0.001, both
 #: msv sets -0.0002; at 0.1, msv and trafilatura_eval_dev lost 0.001-0.002: not taken.
 GAP_DEEPER_TAGS = ("li",)
+_DEEPER_TAG_INDEXES = [OWN_TAGS.index(tag) for tag in GAP_DEEPER_TAGS]
 
 
 @dataclass(frozen=True)
@@ -223,9 +224,6 @@ def gaps_filled(
         & ~table.inside("hidden")[inside]
     )
     return tuple(sorted({*kept, *inside[fillable].tolist()}))
-
-
-_DEEPER_TAG_INDEXES = [OWN_TAGS.index(tag) for tag in GAP_DEEPER_TAGS]
 
 
 def _mean_score(scores: np.ndarray, chars: np.ndarray, start: int, end: int) -> float:
