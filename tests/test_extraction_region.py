@@ -1,12 +1,13 @@
-"""The article as a region: the gaps between kept blocks inside the article's container."""
+"""The article as a region: the gaps between kept blocks in its container, and its lead."""
 
 from __future__ import annotations
 
 import numpy as np
 
+from newsextract.extraction.classifier import title_blocks
 from newsextract.extraction.features import read_blocks
 from newsextract.extraction.page import parse_page
-from newsextract.extraction.region import RegionConfig, gaps_filled
+from newsextract.extraction.region import RegionConfig, gaps_filled, lead_filled, prose_paragraphs
 
 PARAGRAPH = "<p>The council met on Tuesday and agreed to open the new ferry line in May.</p>"
 
@@ -49,3 +50,45 @@ def test_a_list_between_kept_paragraphs_is_the_article_but_a_nested_list_is_not(
     assert kept[1:3] == ["Buy a ticket at the pier", "Board ten minutes early"]
     boxed = "<div><ul><li>Most read: the new bridge</li></ul></div>"
     assert len(_kept_after_filling(PARAGRAPH + boxed + PARAGRAPH, (0, 2))) == 2
+
+
+def _kept_after_lead(page_html: str, kept_paragraphs: tuple[int, ...]) -> list[str]:
+    page = parse_page(page_html)
+    table = read_blocks(page)
+    texts = [block.text for block in page.blocks]
+    scores = np.full(len(texts), 0.2)
+    scores[list(kept_paragraphs)] = 0.9
+    config = RegionConfig()
+    prose = prose_paragraphs(table, np.zeros(len(texts)), config)
+    kept = lead_filled(kept_paragraphs, table, prose, scores, texts, title_blocks(page), config)
+    return [texts[i] for i in kept]
+
+
+LEAD = (
+    "<div class='teaser'><p>Thousands of travellers cross the old station every day, and from"
+    " May they will pass a tower of wishes built by the zoo.</p></div>"
+)
+
+
+def test_the_lead_between_the_headline_and_the_body_is_the_article() -> None:
+    html = (
+        "<html><head><title>A tower of wishes</title></head><body><article>"
+        f"<h1>A tower of wishes</h1><p>12 May 2022</p>{LEAD}"
+        f"<div class='body'>{PARAGRAPH}{PARAGRAPH}</div></article><p>Footer</p></body></html>"
+    )
+    kept = _kept_after_lead(html, (3, 4))
+    assert kept[0].startswith("Thousands of travellers")
+    assert "12 May 2022" not in kept  # a dateline is no prose
+
+
+def test_a_teaser_link_between_the_headline_and_the_body_is_no_lead() -> None:
+    teaser = (
+        "<p><a href='/other'>Also read: the council met on Monday and agreed to close the old"
+        " ferry line in June, after twelve years of service.</a></p>"
+    )
+    html = (
+        "<html><head><title>A tower of wishes</title></head><body><article>"
+        f"<h1>A tower of wishes</h1>{teaser}"
+        f"<div class='body'>{PARAGRAPH}{PARAGRAPH}</div></article></body></html>"
+    )
+    assert len(_kept_after_lead(html, (2, 3))) == 2

@@ -109,7 +109,9 @@ def scored_article(page: Page, config: CombinerConfig = DEFAULT) -> ScoredArticl
     scores = combined_scores(page, evidence, config, threshold, reference)
     kept = tuple(np.flatnonzero(scores >= threshold).tolist())
     texts = [block.text for block in page.blocks]
-    kept = region_kept(kept, evidence.table, evidence.common_words, config.region, scores, texts)
+    kept = region_kept(
+        kept, evidence.table, evidence.common_words, config.region, scores, texts, evidence.title
+    )
     if config.drop_comments:
         kept = without_comments(kept, evidence.table)
     kept = article_or_nothing(page, kept, config)

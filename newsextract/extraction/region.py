@@ -10,7 +10,8 @@ classifier scores, a long run of prose never comes out empty. Last, the article'
 (the smallest element that holds most of the body) decides the short gaps between kept
 blocks: a table, a list or a subheading between two kept paragraphs, at their depth in the
 tree, is the article's; a gallery, a caption box, a related-links list or a repeated label
-is not.
+is not. The headline opens the article: the prose between it and the first kept block is the
+lead.
 """
 
 from __future__ import annotations
@@ -82,6 +83,7 @@ class RegionConfig:
     fill_runs: bool = True  # keep the rest of a run the body mostly holds
     rescue: bool = True  # keep the longest run when the body missed it
     fill_gaps: bool = True  # keep the short gaps between kept blocks in the article's container
+    fill_lead: bool = True  # keep the prose between the headline and the first kept block
 
 
 @dataclass(frozen=True)
@@ -143,19 +145,64 @@ def region_kept(
     config: RegionConfig,
     scores: np.ndarray,
     texts: list[str],
+    title: np.ndarray | None = None,
 ) -> tuple[int, ...]:
     """The kept blocks with the prose runs' verdicts applied, then the container's (from each
-    block's ``scores`` and ``texts``)."""
-    kept = _runs_kept(kept, table, common, config)
+    block's ``scores`` and ``texts``; ``title`` flags the headline's blocks)."""
+    prose = prose_paragraphs(table, common, config)
+    kept = _runs_kept(kept, table, prose, config)
     if config.fill_gaps:
         kept = gaps_filled(kept, table, scores, texts, config)
+    if config.fill_lead and title is not None:
+        kept = lead_filled(kept, table, prose, scores, texts, title, config)
     return kept
 
 
-def _runs_kept(
-    kept: tuple[int, ...], table: BlockTable, common: np.ndarray, config: RegionConfig
+def lead_filled(
+    kept: tuple[int, ...],
+    table: BlockTable,
+    prose: np.ndarray,
+    scores: np.ndarray,
+    texts: list[str],
+    title: np.ndarray,
+    config: RegionConfig,
 ) -> tuple[int, ...]:
-    runs = prose_runs(table, prose_paragraphs(table, common, config), config)
+    """The kept blocks and the prose paragraphs between the headline and the first of them:
+    the article's lead, often in a box of its own beside the body's container, so the gap
+    rule's container is here the smallest element holding the headline and that block."""
+    if not kept:
+        return kept
+    first = kept[0]
+    headlines = np.flatnonzero(title[:first] > 0)
+    if not len(headlines) or first - headlines[-1] - 1 > config.gap_max_blocks:
+        return kept
+    start = int(headlines[-1])
+    chains = table.chains()
+    above = chains[start][chains[start] >= 0]  # nearest first
+    shared = above[np.isin(above, chains[first])]
+    if not len(shared):
+        return kept
+    root = int(shared[0])
+    depth = (chains >= 0).sum(axis=1)
+    inside = np.arange(start + 1, first)
+    limit = max(depth[start], depth[first])
+    deeper = np.isin(table.tags[inside], _DEEPER_TAG_INDEXES)
+    fillable = (
+        prose[inside]
+        & (scores[inside] >= config.gap_min_score)
+        & (chains[inside] == root).any(axis=1)
+        & (depth[inside] <= limit + deeper)
+        & ~repeated_texts(texts)[inside]
+        & ~table.inside("comment")[inside]
+        & ~table.inside("hidden")[inside]
+    )
+    return tuple(sorted({*kept, *inside[fillable].tolist()}))
+
+
+def _runs_kept(
+    kept: tuple[int, ...], table: BlockTable, prose: np.ndarray, config: RegionConfig
+) -> tuple[int, ...]:
+    runs = prose_runs(table, prose, config)
     if not runs:
         return kept
     chosen = set(kept)
