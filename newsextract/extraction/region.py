@@ -180,26 +180,18 @@ def lead_filled(
     if not len(headlines) or first - headlines[-1] - 1 > config.gap_max_blocks:
         return kept
     start = int(headlines[-1])
+    inside = np.arange(start + 1, first)
+    candidates = inside[prose[inside] & (scores[inside] >= config.gap_min_score)]
+    if not len(candidates):
+        return kept
     chains = table.chains()
     above = chains[start][chains[start] >= 0]  # nearest first
     shared = above[np.isin(above, chains[first])]
     if not len(shared):
         return kept
-    root = int(shared[0])
-    depth = (chains >= 0).sum(axis=1)
-    inside = np.arange(start + 1, first)
-    limit = max(depth[start], depth[first])
-    deeper = np.isin(table.tags[inside], _DEEPER_TAG_INDEXES)
-    fillable = (
-        prose[inside]
-        & (scores[inside] >= config.gap_min_score)
-        & (chains[inside] == root).any(axis=1)
-        & (depth[inside] <= limit + deeper)
-        & ~repeated_texts(texts)[inside]
-        & ~table.inside("comment")[inside]
-        & ~table.inside("hidden")[inside]
-    )
-    return tuple(sorted({*kept, *inside[fillable].tolist()}))
+    limit = _depths(chains, np.array([start, first])).max()
+    fillable = _fillable(table, texts, candidates, int(shared[0]), limit)
+    return tuple(sorted({*kept, *candidates[fillable].tolist()}))
 
 
 def _runs_kept(
@@ -256,24 +248,39 @@ def gaps_filled(
     if root < 0:
         return kept
     chains = table.chains()
-    depth = (chains >= 0).sum(axis=1)
+    ends = np.array(gaps)
     inside = np.concatenate([np.arange(before + 1, after) for before, after in gaps])
-    limit = np.concatenate(
-        [np.full(after - before - 1, max(depth[before], depth[after])) for before, after in gaps]
+    deepest_end = _depths(chains, ends.ravel()).reshape(-1, 2).max(axis=1)
+    limit = np.repeat(deepest_end, ends[:, 1] - ends[:, 0] - 1)
+    linked = table.link_chars[inside] > config.gap_max_link_density * np.maximum(
+        table.chars[inside], 1.0
     )
-    deeper = np.isin(table.tags[inside], _DEEPER_TAG_INDEXES)
-    fillable = (
-        (chains[inside] == root).any(axis=1)
-        & (depth[inside] <= limit + deeper)
-        & (
-            table.link_chars[inside]
-            <= config.gap_max_link_density * np.maximum(table.chars[inside], 1.0)
-        )
-        & ~repeated_texts(texts)[inside]
-        & ~table.inside("comment")[inside]
-        & ~table.inside("hidden")[inside]
-    )
+    fillable = ~linked & _fillable(table, texts, inside, root, limit)
     return tuple(sorted({*kept, *inside[fillable].tolist()}))
+
+
+def _fillable(
+    table: BlockTable, texts: list[str], blocks: np.ndarray, root: int, limit: np.ndarray | int
+) -> np.ndarray:
+    """Per block of ``blocks``: whether it may join the article, under ``root`` and no deeper
+    than ``limit`` (a list item one level deeper: its list is the extra level), and neither a
+    repeated label, a comment nor hidden text."""
+    chains = table.chains()
+    deeper = np.isin(table.tags[blocks], _DEEPER_TAG_INDEXES)
+    fillable: np.ndarray = (
+        (chains[blocks] == root).any(axis=1)
+        & (_depths(chains, blocks) <= limit + deeper)
+        & ~repeated_texts(texts)[blocks]
+        & ~table.inside("comment")[blocks]
+        & ~table.inside("hidden")[blocks]
+    )
+    return fillable
+
+
+def _depths(chains: np.ndarray, blocks: np.ndarray) -> np.ndarray:
+    """The depth in the tree of each of ``blocks`` (its ancestors counted)."""
+    depths: np.ndarray = (chains[blocks] >= 0).sum(axis=1)
+    return depths
 
 
 def _mean_score(scores: np.ndarray, chars: np.ndarray, start: int, end: int) -> float:
