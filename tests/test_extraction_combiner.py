@@ -238,3 +238,27 @@ def test_a_reference_passed_in_gives_the_scores_it_would_read() -> None:
     unchanged = combined_scores(page, evidence, DEFAULT, 0.5, nothing)
     assert np.array_equal(unchanged, evidence.final)
     assert not np.array_equal(given, evidence.final)
+
+
+def _teaser_cards(headed: int) -> str:
+    cards = "".join(
+        f"<li><h3>Story {i}</h3><p>{PARAGRAPH[:120]} ({i})</p></li>"
+        if i < headed
+        else f"<li><p>{PARAGRAPH[:120]} ({i})</p></li>"
+        for i in range(4)
+    )
+    return f"<html><body><ul>{cards}</ul></body></html>"
+
+
+@pytest.mark.parametrize(("headed", "kept"), [(4, False), (3, False), (2, True)])
+def test_one_teaser_of_an_index_page_is_no_article(headed: int, kept: bool) -> None:
+    page = parse_page(_teaser_cards(headed))
+    scores = np.zeros(len(page.blocks))
+    scores[[i for i, block in enumerate(page.blocks) if block.text.endswith("(0)")]] = 0.9
+    assert bool(keep_blocks(page, scores, 0.5, DEFAULT)) is kept
+
+
+def test_a_longer_body_in_a_list_of_teasers_is_kept() -> None:
+    page = parse_page(_teaser_cards(4))
+    scores = np.where([block.tag == "p" for block in page.blocks], 0.9, 0.0)
+    assert len(keep_blocks(page, scores, 0.5, DEFAULT)) == 4

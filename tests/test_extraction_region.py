@@ -1,4 +1,4 @@
-"""The article as a region: the gaps between kept blocks in its container, and its lead."""
+"""The article as a region: the gaps between kept blocks in its container, its lead, its tail."""
 
 from __future__ import annotations
 
@@ -7,7 +7,16 @@ import numpy as np
 from newsextract.extraction.classifier import title_blocks
 from newsextract.extraction.features import read_blocks
 from newsextract.extraction.page import parse_page
-from newsextract.extraction.region import RegionConfig, gaps_filled, lead_filled, prose_paragraphs
+from newsextract.extraction.region import (
+    TAIL_MAX_SCORE_DEFAULT,
+    TAIL_MIN_DISTANCE_DEFAULT,
+    RegionConfig,
+    gaps_filled,
+    lead_filled,
+    prose_paragraphs,
+    prose_runs,
+    without_tail,
+)
 
 PARAGRAPH = "<p>The council met on Tuesday and agreed to open the new ferry line in May.</p>"
 
@@ -92,3 +101,33 @@ def test_a_teaser_link_between_the_headline_and_the_body_is_no_lead() -> None:
         f"<div class='body'>{PARAGRAPH}{PARAGRAPH}</div></article></body></html>"
     )
     assert len(_kept_after_lead(html, (2, 3))) == 2
+
+
+def _kept_without_tail(distance: int, tail_score: float) -> list[str]:
+    filler = "".join(f"<p>Share {i}</p>" for i in range(distance))
+    popular = "".join(
+        f"<li><p>Most read {i}: the council met again and agreed to close the old ferry"
+        f" line in June after twelve years of service.</p></li>"
+        for i in range(3)
+    )
+    page = parse_page(
+        f"<html><body><article>{PARAGRAPH * 9}</article>{filler}<ul>{popular}</ul></body></html>"
+    )
+    table = read_blocks(page)
+    texts = [block.text for block in page.blocks]
+    scores = np.full(len(texts), 0.05)
+    scores[:9] = 0.95  # a run of prose: 9 paragraphs, 600 characters and more
+    scores[-3:] = tail_score
+    kept = tuple(int(i) for i in np.flatnonzero(scores >= 0.5))
+    config = RegionConfig()
+    runs = prose_runs(table, prose_paragraphs(table, np.zeros(len(texts)), config), config)
+    return [texts[i] for i in without_tail(kept, table, runs, scores, config)]
+
+
+def test_a_low_scored_box_far_after_the_article_is_left_out() -> None:
+    assert len(_kept_without_tail(TAIL_MIN_DISTANCE_DEFAULT + 1, 0.55)) == 9
+
+
+def test_a_tail_near_the_article_or_scored_high_stays() -> None:
+    assert len(_kept_without_tail(TAIL_MIN_DISTANCE_DEFAULT - 1, 0.55)) == 12
+    assert len(_kept_without_tail(TAIL_MIN_DISTANCE_DEFAULT + 1, TAIL_MAX_SCORE_DEFAULT)) == 12
