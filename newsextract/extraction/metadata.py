@@ -108,6 +108,19 @@ _ITEMPROPS = etree.XPath("descendant::*/@itemprop")
 _LINK_RELS = etree.XPath("descendant::a/@rel")
 
 
+class _ItemProps:
+    """A tree's ``itemprop`` values, selected when first asked for and then kept."""
+
+    def __init__(self, root: etree._Element) -> None:
+        self._root = root
+        self._values: list[Any] | None = None
+
+    def values(self) -> list[Any]:
+        if self._values is None:
+            self._values = _ITEMPROPS(self._root)
+        return self._values
+
+
 def _having(values: Any, wanted: str) -> Iterator[etree._Element]:
     """The elements whose attribute (selected by one of the XPaths above) is ``wanted``."""
     for value in values:
@@ -128,12 +141,13 @@ class Metadata:
 def read_metadata(page: Page, body: str = "") -> Metadata:
     """All metadata of a page; ``body`` helps guess the language when the page does not say."""
     articles = list(_article_objects(page.structured.json_ld))
-    raw_date = _raw_date(page, articles)
+    itemprops = _ItemProps(page.root)  # dates and authors both read them, on most pages
+    raw_date = _raw_date(page, articles, itemprops)
     return Metadata(
         headline=find_headline(page, articles),
         date_published=parse_date(raw_date),
         date_published_raw=raw_date,
-        authors=find_authors(page, articles),
+        authors=find_authors(page, articles, itemprops),
         language=find_language(page, articles, body),
         canonical_url=find_canonical(page, articles),
     )
@@ -242,11 +256,11 @@ def _first_h1(page: Page) -> Iterator[str]:
             return
 
 
-def _raw_date(page: Page, articles: list[dict[str, Any]]) -> str:
+def _raw_date(page: Page, articles: list[dict[str, Any]], itemprops: _ItemProps) -> str:
     meta = page.structured.meta
     declared: list[Any] = [a.get("datePublished") for a in articles]
     declared += [meta.get(key) for key in _DATE_META]
-    for candidate in chain(declared, _visible_dates(page.root)):  # the tree only if needed
+    for candidate in chain(declared, _visible_dates(page.root, itemprops)):  # tree if needed
         text = clean_text(candidate, 100)
         if text and parse_date(text):
             return text
@@ -254,10 +268,10 @@ def _raw_date(page: Page, articles: list[dict[str, Any]]) -> str:
     return match.group(0).strip("/") if match else ""
 
 
-def _visible_dates(root: etree._Element) -> Iterator[str]:
+def _visible_dates(root: etree._Element, itemprops: _ItemProps) -> Iterator[str]:
     for element in root.iter("time"):
         yield element.get("datetime") or " ".join(element.itertext())
-    for element in _having(_ITEMPROPS(root), "datePublished"):
+    for element in _having(itemprops.values(), "datePublished"):
         yield element.get("content") or element.get("datetime") or " ".join(element.itertext())
 
 
@@ -318,7 +332,9 @@ def _valid(year: int, month: int, day: int) -> bool:
     return 1990 <= year <= 2100
 
 
-def find_authors(page: Page, articles: list[dict[str, Any]]) -> tuple[str, ...]:
+def find_authors(
+    page: Page, articles: list[dict[str, Any]], itemprops: _ItemProps
+) -> tuple[str, ...]:
     for article in articles:
         names = _json_ld_names(article.get("author"))
         if names:
@@ -328,7 +344,7 @@ def find_authors(page: Page, articles: list[dict[str, Any]]) -> tuple[str, ...]:
         names = split_authors(meta.get(key, ""))
         if names:
             return names
-    for text in _visible_authors(page.root):
+    for text in _visible_authors(page.root, itemprops):
         names = split_authors(text)
         if names:
             return names
@@ -344,8 +360,8 @@ def _json_ld_names(value: Any) -> tuple[str, ...]:
     return _unique(names)
 
 
-def _visible_authors(root: etree._Element) -> Iterator[str]:
-    for element in _having(_ITEMPROPS(root), "author"):
+def _visible_authors(root: etree._Element, itemprops: _ItemProps) -> Iterator[str]:
+    for element in _having(itemprops.values(), "author"):
         yield element.get("content") or " ".join(element.itertext())
     for element in _having(_LINK_RELS(root), "author"):
         yield " ".join(element.itertext())

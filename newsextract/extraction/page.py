@@ -264,8 +264,10 @@ _HIDING_ATTRIBUTES = tuple(
 #: toolbar, with its "These crawls are part of an effort to archive pages ..." notes): never
 #: the page's own text. Archived copies of news pages are a common input of a corpus.
 ARCHIVE_INSERT_IDS = frozenset({"wm-ipp-base", "wm-ipp", "wm-ipp-print"})
-_ARCHIVE_INSERTS = etree.XPath(
-    "descendant-or-self::*[" + " or ".join(f'@id="{i}"' for i in sorted(ARCHIVE_INSERT_IDS)) + "]"
+# The ids, not the elements: a test of each id value is half the cost of a predicate on
+# every element; the elements are the values' parents, in document order.
+_ARCHIVE_INSERT_IDS = etree.XPath(
+    "descendant-or-self::*/@id[" + " or ".join(f'.="{i}"' for i in sorted(ARCHIVE_INSERT_IDS)) + "]"
 )
 
 
@@ -489,7 +491,7 @@ def clean_tree(root: etree._Element) -> set[etree._Element]:
     doomed = [
         el for el in root.iter(*NOISE_TAGS) if el.tag not in _PAGE_HOLDERS or not _holds_page(el)
     ]
-    doomed += _ARCHIVE_INSERTS(root)
+    doomed += [value.getparent() for value in _ARCHIVE_INSERT_IDS(root)]
     hidden: set[etree._Element] = set()
     for select in _HIDING_ATTRIBUTES:
         for value in select(root):
