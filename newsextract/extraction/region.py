@@ -69,8 +69,9 @@ _DEEPER_TAG_INDEXES = [OWN_TAGS.index(tag) for tag in GAP_DEEPER_TAGS]
 TAIL_MIN_DISTANCE_DEFAULT = 15
 #: ... and their character-weighted mean score is below this. Leave-one-set-out
 #: (``--cross-fit 1``): msv_chaos +0.0011, chinese_wced +0.0006, dragnet and msv_big9_dev
-#: +0.0003, cleaneval +0.0001, wcxb_dev -0.0001 (two Stack Overflow answers); a distance of 5
-#: cost wcxb_dev 0.0006 (articles whose sections are siblings), of 0 cost it 0.0015.
+#: +0.0003, cleaneval +0.0001, wcxb_dev -0.0001 (11 pages up, 6 down: two of them Stack
+#: Overflow answers); shipped, wcxb_dev +0.0009. A distance of 5 cost wcxb_dev 0.0006 (articles
+#: whose sections are siblings), of 0 cost it 0.0015.
 TAIL_MAX_SCORE_DEFAULT = 0.6
 
 
@@ -193,11 +194,12 @@ def without_tail(
     paragraphs = [i for i in main.paragraphs if i in held] if main else []
     if not paragraphs:
         return kept
-    root = _lowest_common_ancestor(table.chains(), paragraphs)
+    chains = table.chains()
+    root = _lowest_common_ancestor(chains, paragraphs)
     if root < 0:
         return kept
     chosen = np.array(kept)
-    inside = (table.chains()[chosen] == root).any(axis=1)
+    inside = (chains[chosen] == root).any(axis=1)
     tail = ~inside & (chosen > paragraphs[-1])
     if not tail.any() or chosen[tail].min() - chosen[inside].max() <= config.tail_min_distance:
         return kept
