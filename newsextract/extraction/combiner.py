@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from lxml import etree
 
+from newsextract.extraction.blocks import HEADING_TAGS
 from newsextract.extraction.classifier import BlockEvidence, ClassifierModel, block_evidence
 from newsextract.extraction.features import BlockTable
 from newsextract.extraction.headline import without_headline
@@ -66,7 +67,6 @@ MIN_PROSE_CHARS_DEFAULT = 150
 TEASER_MAX_BLOCKS_DEFAULT = 2
 TEASER_MAX_CHARS_DEFAULT = 300
 TEASER_LIST_MIN_ITEMS = 3
-_HEADINGS = frozenset(("h1", "h2", "h3", "h4", "h5", "h6"))
 #: A short body on a page whose title says "not found" is an error page's message.
 NOT_FOUND_MAX_CHARS_DEFAULT = 300
 _NOT_FOUND = re.compile(
@@ -283,7 +283,7 @@ def _in_teaser_list(element: etree._Element) -> bool:
     """Whether an item of a list above ``element`` is one of several items with a heading."""
     for item in element.iterancestors("li"):
         items = [item, *item.itersiblings("li"), *item.itersiblings("li", preceding=True)]
-        headed = sum(any(True for _ in entry.iter(*_HEADINGS)) for entry in items)
+        headed = sum(next(entry.iter(*HEADING_TAGS), None) is not None for entry in items)
         if headed >= TEASER_LIST_MIN_ITEMS:
             return True
     return False
