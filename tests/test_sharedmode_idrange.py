@@ -91,10 +91,36 @@ def test_the_stop_rule_counts_every_workers_misses(
     assert take(b, 1) == [8]
     b.answered(8, hit=False)  # three after 5: at the threshold
     assert a.exhausted() and b.exhausted()
-    assert take(a, 1) == [None] and take(b, 1) == [None]
-    b.answered(4, hit=False)
+    assert take(b, 1) == [None]
+    assert take(a, 2) == [4, None]  # before the highest page: probed all the same
+    a.answered(4, hit=False)
     a.answered(9, hit=True)  # a request still in flight found a page: the crawl goes on
     assert not a.exhausted()
+
+
+def test_a_slow_workers_chunk_below_the_highest_page_is_probed_after_the_crawl_ran_out(
+    redis_url: str, stores: list[RedisStateStore]
+) -> None:
+    slow, fast = pool(stores, redis_url, "slow"), pool(stores, redis_url, "fast")
+    assert take(slow, 1) == [1]  # slow holds 1-4 and has asked for 1 only
+    for value in take(fast, 8):  # 5-12: a page at 9, then three misses
+        assert value is not None
+        fast.answered(value, hit=value <= 9)
+    assert fast.exhausted() and take(fast, 1) == [None]
+    assert take(slow, 4) == [2, 3, 4, None]
+
+
+def test_a_dead_workers_chunk_below_the_highest_page_is_taken_up_after_the_crawl_ran_out(
+    redis_url: str, stores: list[RedisStateStore]
+) -> None:
+    dead, alive = pool(stores, redis_url, "dead"), pool(stores, redis_url, "alive")
+    assert take(dead, 1) == [1]
+    dead.answered(1, hit=True)
+    for value in take(alive, 8):  # 5-12: a page at 9, then three misses
+        assert value is not None
+        alive.answered(value, hit=value <= 9)
+    dead.store.close()
+    assert take(alive, 4) == [2, 3, 4, None]
 
 
 def test_a_dead_workers_chunk_goes_to_the_next_claim_without_what_it_did(

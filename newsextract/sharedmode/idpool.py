@@ -15,9 +15,11 @@ The stop rule, across workers
     exhausted once the ``max_misses`` ids after the highest id that gave a page have all
     answered, and so all missed (an answer above the highest hit is a miss by definition;
     each answer and the hit mark move in one script). Every worker asks before each id it
-    probes and before each chunk it claims, and stops when the answer is yes; a page found
-    by a request still in flight raises the mark, and a worker still running goes on past
-    it. What a dead worker left in flight is recovered through the state store.
+    probes and before each chunk it claims. Once the answer is yes, it still probes the ids
+    of its chunk that lie before the highest page (a slower worker's chunk below a faster
+    one's pages), and a dead worker's chunk that begins there, and nothing after them; a
+    page found by a request still in flight raises the mark, and a worker still running
+    goes on past it. What a dead worker left in flight is recovered through the state store.
 
 Rounds
     The first worker of a crawl sets ``base`` (where a re-run resumes: after the highest id
@@ -98,15 +100,20 @@ _CLAIM = (
     + """
 local size, step, last_id = tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6])
 local base = tonumber(redis.call('GET', KEYS[1]))
-if not base or exhausted(KEYS[4], KEYS[5], tonumber(ARGV[3])) then return {-1, 0} end
+if not base then return {-1, 0} end
+local over = exhausted(KEYS[4], KEYS[5], tonumber(ARGV[3]))
+local last = tonumber(redis.call('GET', KEYS[5]) or '-1')
 local claims = redis.call('HGETALL', KEYS[3])
 for i = 1, #claims, 2 do
   local owner = claims[i + 1]
-  if owner == ARGV[1] or redis.call('EXISTS', ARGV[2] .. owner) == 0 then
+  local before_last = tonumber(claims[i]) * size < last
+  if (owner == ARGV[1] or redis.call('EXISTS', ARGV[2] .. owner) == 0)
+      and (not over or before_last) then
     redis.call('HSET', KEYS[3], claims[i], ARGV[1])
     return {tonumber(claims[i]), 1}
   end
 end
+if over then return {-1, 0} end
 local chunk = redis.call('INCR', KEYS[2]) - 1
 if last_id >= 0 and base + chunk * size * step > last_id then return {-2, 0} end
 redis.call('HSET', KEYS[3], chunk, ARGV[1])
@@ -114,8 +121,16 @@ return {chunk, 0}
 """
 )
 
-# KEYS: answered, hit. ARGV: max misses.
-_EXHAUSTED = _LIB + "return exhausted(KEYS[1], KEYS[2], tonumber(ARGV[1])) and 1 or 0"
+# KEYS: answered, hit. ARGV: max misses. Returns -2 while the crawl goes on; once it is
+# exhausted, the index of the highest page (-1: none).
+_LAST_PAGE_IF_EXHAUSTED = (
+    _LIB
+    + """
+if not exhausted(KEYS[1], KEYS[2], tonumber(ARGV[1])) then return -2 end
+return tonumber(redis.call('GET', KEYS[2]) or '-1')
+"""
+)
+_GOING_ON = -2
 
 # KEYS: answered, hit. ARGV: index, 1 for a page.
 _ANSWER = """
@@ -159,7 +174,7 @@ class IdPool:
         client = store.client
         self._begin = client.register_script(_BEGIN)
         self._claim = client.register_script(_CLAIM)
-        self._exhausted = client.register_script(_EXHAUSTED)
+        self._last_page_if_exhausted = client.register_script(_LAST_PAGE_IF_EXHAUSTED)
         self._answer = client.register_script(_ANSWER)
         self._release = client.register_script(_RELEASE)
 
@@ -179,8 +194,12 @@ class IdPool:
         return self.base
 
     def exhausted(self) -> bool:
+        return self._last_page_index() != _GOING_ON
+
+    def _last_page_index(self) -> int:
+        """The index of the highest page once the crawl is exhausted, else ``_GOING_ON``."""
         keys = [self.key("answered"), self.key("hit")]
-        return bool(self.store.call(lambda: self._exhausted(keys, [self.max_misses])))
+        return int(self.store.call(lambda: self._last_page_if_exhausted(keys, [self.max_misses])))
 
     def take(self, is_open: Callable[[int], bool]) -> int | None:
         """The next id this worker probes, or None once the crawl is exhausted or every id
@@ -188,10 +207,7 @@ class IdPool:
         (asked only in a chunk taken over from a dead worker)."""
         assert self.base is not None, "begin() first"
         while True:
-            if self._chunk is None:
-                if not self._claim_chunk():
-                    return None
-            elif self.exhausted():
+            if self._chunk is None and not self._claim_chunk():
                 return None
             assert self._chunk is not None
             index = self._chunk * self.chunk_size + self._next
@@ -199,6 +215,9 @@ class IdPool:
             if self._next >= self.chunk_size or (self.end is not None and value > self.end):
                 self.release()
                 continue
+            last_page = self._last_page_index()
+            if last_page != _GOING_ON and index > last_page:
+                return None
             self._next += 1
             if self._taken_over and (self._is_answered(index) or is_open(value)):
                 continue
