@@ -3,8 +3,8 @@
 Stages, in order: method E's per-block posteriors (layout and language classifiers, then the
 top-down context stage); the page's own structured data (JSON-LD ``articleBody``) as a vote
 per block; the keep decision, which empties the body of pages without an article (index
-pages, error pages); then the metadata. The body keeps blocks in document order, one
-paragraph a line.
+pages, error pages); second copies of the article's text left out; then the metadata. The
+body keeps blocks in document order, one paragraph a line.
 
 Methods C (FFT interval) and D (punctuation density) are not consulted. Measured on method
 E's leave-one-set-out posteriors (dragnet, cleaneval, cleanportaleval, msv_chaos,
@@ -24,6 +24,7 @@ from lxml import etree
 
 from newsextract.extraction.blocks import HEADING_TAGS
 from newsextract.extraction.classifier import BlockEvidence, ClassifierModel, block_evidence
+from newsextract.extraction.copies import without_copies
 from newsextract.extraction.features import BlockTable
 from newsextract.extraction.headline import without_headline
 from newsextract.extraction.metadata import read_metadata
@@ -124,6 +125,7 @@ def scored_article(page: Page, config: CombinerConfig = DEFAULT) -> ScoredArticl
     if config.drop_comments:
         kept = without_comments(kept, evidence.table)
     kept = article_or_nothing(page, kept, config)
+    kept = without_copies(kept, page.blocks)
     kept = without_headline(kept, evidence.title, evidence.table.words)
     body = "\n".join(texts[i] for i in kept)
     metadata = read_metadata(page, body)
