@@ -202,9 +202,10 @@ class IdPool:
         return int(self.store.call(lambda: self._last_page_if_exhausted(keys, [self.max_misses])))
 
     def take(self, is_open: Callable[[int], bool]) -> int | None:
-        """The next id this worker probes, or None once the crawl is exhausted or every id
-        is handed out. ``is_open(id)``: whether the id's request is open in the state store
-        (asked only in a chunk taken over from a dead worker)."""
+        """The next id this worker probes, or None once every id is handed out, or the crawl
+        is exhausted and no id before its highest page is left. ``is_open(id)``: whether the
+        id's request is open in the state store (asked only in a chunk taken over from a dead
+        worker)."""
         assert self.base is not None, "begin() first"
         while True:
             if self._chunk is None and not self._claim_chunk():
