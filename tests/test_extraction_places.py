@@ -1,10 +1,19 @@
-"""Second copies of the article's text: left out when placed elsewhere, kept when repeated in
-the same place."""
+"""The places of a page's blocks: second copies of the article's text placed elsewhere are left
+out, paragraphs placed as confidently kept ones are kept."""
 
 from __future__ import annotations
 
+import numpy as np
+
 from newsextract.extraction import extract_article, parse_page
-from newsextract.extraction.copies import MIN_COPY_CHARS, place, without_copies
+from newsextract.extraction.places import (
+    MIN_COPY_CHARS,
+    PLACE_CONFIDENT_SCORE,
+    PLACE_PROSE_MIN_CHARS,
+    Places,
+    with_its_places,
+    without_copies,
+)
 
 PARAGRAPHS = [
     "Ferry services to the islands resumed on Monday morning after three days of storms kept "
@@ -53,14 +62,24 @@ def test_a_short_repeated_line_stays() -> None:
     assert _kept_texts(f"<html><body>{html}</body></html>") == [line, *PARAGRAPHS, line]
 
 
-def test_place_reads_tag_class_and_id_up_to_the_root() -> None:
-    page = parse_page(b'<html><body><div class="x" id="a1"><p>text</p></div></body></html>')
-    assert place(page.blocks[0].element) == (
-        ("p", "", ""),
-        ("div", "x", "a"),
-        ("body", "", ""),
-        ("html", "", ""),
+def test_places_tell_tag_class_and_id_apart_up_to_the_root() -> None:
+    html = (
+        '<div class="x" id="a1"><p>one</p></div><div class="x" id="a2"><p>two</p></div>'
+        '<div class="y" id="a3"><p>three</p></div><section class="x"><p>four</p></section>'
+        '<div class="x" id="b4"><p>five</p></div>'
     )
+    page = parse_page(f"<html><body>{html}</body></html>".encode())
+    place = Places()
+    numbers = [place(block.element) for block in page.blocks]
+    assert numbers[0] == numbers[1]
+    assert len(set(numbers)) == 4
+
+
+def test_places_of_a_deeply_nested_page_are_read_in_one_pass() -> None:
+    html = "<div>" * 5000 + "<p>deep</p>" + "</div>" * 5000
+    page = parse_page(f"<html><body>{html}</body></html>".encode())
+    place = Places()
+    assert all(place(block.element) >= 0 for block in page.blocks)
 
 
 def test_an_article_rendered_for_two_screen_sizes_comes_out_once() -> None:
@@ -70,3 +89,40 @@ def test_an_article_rendered_for_two_screen_sizes_comes_out_once() -> None:
     body = extract_article(parse_page(html.encode(), "https://news.example.com/2026/ferries")).body
     assert body.count(PARAGRAPHS[1]) == 1
     assert all(text in body for text in PARAGRAPHS)
+
+
+def _scored(html: str, scores: list[float]) -> tuple[list[str], tuple[int, ...]]:
+    page = parse_page(f"<html><body>{html}</body></html>".encode())
+    values = np.array(scores)
+    kept = tuple(int(i) for i in np.flatnonzero(values >= 0.5))
+    chosen = with_its_places(kept, page.blocks, values)
+    return [block.text for block in page.blocks], chosen
+
+
+CARD = '<div class="card"><h3>Pick</h3><p class="why">{}</p></div>'
+LONG = [text for text in PARAGRAPHS if len(text) >= PLACE_PROSE_MIN_CHARS]
+
+
+def test_a_paragraph_placed_as_a_confident_one_is_kept_whatever_its_score() -> None:
+    html = "".join(CARD.format(text) for text in LONG)
+    texts, chosen = _scored(html, [0.3, PLACE_CONFIDENT_SCORE, 0.3, 0.15, 0.3, 0.12])
+    assert [texts[i] for i in chosen] == LONG
+
+
+def test_a_paragraph_in_another_place_is_not_kept() -> None:
+    html = CARD.format(LONG[0]) + f'<div class="sidebar"><p class="why">{LONG[1]}</p></div>'
+    texts, chosen = _scored(html, [0.3, 0.95, 0.15])
+    assert [texts[i] for i in chosen] == [LONG[0]]
+
+
+def test_a_place_kept_with_less_confidence_vouches_for_nothing() -> None:
+    html = "".join(CARD.format(text) for text in LONG[:2])
+    _, chosen = _scored(html, [0.3, PLACE_CONFIDENT_SCORE - 0.05, 0.3, 0.15])
+    assert chosen == (1,)
+
+
+def test_a_short_line_or_a_link_in_the_place_is_not_kept() -> None:
+    link = f'<a href="/more">{LONG[1]}</a>'
+    html = CARD.format(LONG[0]) + CARD.format("Buy it now") + CARD.format(link)
+    _, chosen = _scored(html, [0.3, 0.95, 0.3, 0.1, 0.3, 0.1])
+    assert chosen == (1,)
