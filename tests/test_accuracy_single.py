@@ -45,14 +45,14 @@ SHIPPED_FLOORS: dict[str, float] = {
 # 2026-12-03: in brackets).
 HELD_OUT_FLOORS: dict[str, float] = {
     "wcxb_dev articles": 0.931,  # (0.940; by site within the set 0.947)
-    "wcxb_dev": 0.799,  # (0.808; by site 0.838)
+    "wcxb_dev": 0.8,  # (0.809; by site 0.838)
     "trafilatura_eval_dev": 0.93,  # (0.939; by site 0.941)
     "dragnet": 0.904,  # (0.913)
     "cleaneval": 0.899,  # (0.908)
     "cleanportaleval": 0.952,  # (0.960)
     "msv_big9_dev": 0.962,  # (0.970)
     "msv_chaos": 0.944,  # (0.952)
-    "chinese_wced": 0.927,  # (0.936)
+    "chinese_wced": 0.929,  # (0.938)
 }
 SETS = DATASETS_DEFAULT
 
