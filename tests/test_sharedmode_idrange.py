@@ -155,6 +155,7 @@ def test_a_worker_that_closed_while_exhausted_leaves_the_next_run_a_new_round(
     joining = pool(stores, redis_url, "joining", max_misses=2)  # the round's holder is alive
     assert joining.base == 1 and joining.take(never_open) is None
     first.store.close()
+    joining.store.close()
     later = pool(stores, redis_url, "later", ids=(2, 100, 1), max_misses=2)
     assert later.base == 2  # a new round, from the id after the last page
     assert take(later, 2) == [2, 3]
@@ -165,8 +166,41 @@ def test_a_finished_bounded_range_is_begun_again_by_the_next_run(
 ) -> None:
     first = pool(stores, redis_url, "first", ids=(1, 5, 1), max_misses=50)
     assert take(first, 6) == [1, 2, 3, 4, 5, None]
+    first.store.close()
     second = pool(stores, redis_url, "second", ids=(4, 5, 1), max_misses=50)
     assert second.base == 4 and take(second, 3) == [4, 5, None]
+
+
+def test_a_worker_that_starts_while_a_member_waits_for_its_last_answers_joins_the_round(
+    redis_url: str, stores: list[RedisStateStore]
+) -> None:
+    first = pool(stores, redis_url, "first", max_misses=2)
+    for value in take(first, 4):  # chunk 1-4: a page at 2, then two misses
+        assert value is not None
+        first.answered(value, hit=value <= 2)
+    assert first.exhausted() and take(first, 1) == [None]  # its chunk is given back
+    late = pool(stores, redis_url, "late", ids=(3, 100, 1), max_misses=2)
+    assert late.base == 1 and take(late, 1) == [None]  # not a new round under the first
+
+
+def test_a_worker_whose_round_was_begun_anew_takes_no_more_ids_and_is_not_counted(
+    redis_url: str, stores: list[RedisStateStore]
+) -> None:
+    stale = pool(stores, redis_url, "stale", max_misses=2)
+    assert take(stale, 1) == [1]
+    stale.store.client.delete(stale.key("members"))  # as if its lease had lapsed
+    stale.answered(1, hit=True)
+    stale.answered(2, hit=False)
+    stale.answered(3, hit=False)
+    assert stale.exhausted()
+    fresh = pool(stores, redis_url, "fresh", ids=(10, 100, 1), max_misses=2)
+    assert fresh.base == 10
+    stale.answered(11, hit=True)  # a late answer in the old round's numbering
+    assert take(stale, 1) == [None]
+    assert take(fresh, 3) == [10, 11, 12]
+    fresh.answered(10, hit=True)
+    fresh.answered(11, hit=False)
+    assert not fresh.exhausted()
 
 
 # --- two real workers ----------------------------------------------------------------------
@@ -185,8 +219,9 @@ def test_an_id_crawl_split_across_two_workers_probes_each_id_once(
         "NEWSEXTRACT_REDIS_URL": redis_url,
         "NEWSEXTRACT_ID_CHUNK": "7",  # several chunks each, so the two interleave
         "NEWSEXTRACT_WORKER_LEASE": "5",
-        # Slow enough that both workers are running before the ids run out.
-        "DOWNLOAD_DELAY": "0.2",
+        # Slow enough that both workers are running before the ids run out (one worker alone
+        # takes some 20 s over the 45 ids), on a loaded machine too.
+        "DOWNLOAD_DELAY": "0.4",
         "RANDOMIZE_DOWNLOAD_DELAY": "False",
     }
     position = crawl_runner.server.log_position()

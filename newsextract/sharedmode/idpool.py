@@ -8,7 +8,8 @@ goes back to the pool: the next claim takes it before a new one, and skips the i
 answered (a bitmap of answered indexes) or still open in the state store (the dead worker's
 open requests, recovered on their own by the next worker that starts). Keys, under
 ``P:idrange:CRAWL:``: ``base``, ``chunks`` (the counter), ``claims`` (chunk -> worker),
-``answered`` (the bitmap) and ``hit`` (the highest index that gave a page).
+``answered`` (the bitmap), ``hit`` (the highest index that gave a page) and ``members``
+(the workers that joined the round).
 
 The stop rule, across workers
     As for one process (:class:`~newsextract.spiders.idrange.MissRun`): the crawl is
@@ -23,11 +24,14 @@ The stop rule, across workers
 
 Rounds
     The first worker of a crawl sets ``base`` (where a re-run resumes: after the highest id
-    recorded). The round is over when it is exhausted and no living worker holds a chunk,
-    or when every chunk of a bounded range is handed out and none is held; the next worker
-    to start then begins a new round from its own first id, so a scheduled re-run probes
-    the ids after the last page again. A worker that starts while a round is under way
-    joins it (its own ``ids`` do not change the round's).
+    recorded). The round is over when it is exhausted, or every chunk of a bounded range is
+    handed out, and none of its members is alive (a member still waiting for its last
+    answers holds no chunk, but its requests are still in flight); the next worker to start
+    then begins a new round from its own first id, so a scheduled re-run probes the ids
+    after the last page again. A worker that starts while a round is under way joins it
+    (its own ``ids`` do not change the round's). Claims and answers name the round's base:
+    a worker whose round was begun anew under it (its lease lapsed) takes no more ids and
+    its late answers are not counted in the new round.
 """
 
 from __future__ import annotations
@@ -54,17 +58,16 @@ local function handed_out(base, chunks, size, step, last_id)
   local count = tonumber(redis.call('GET', chunks) or '0')
   return tonumber(base) + count * size * step > last_id
 end
-local function held_by_the_living(claims, lease_prefix)
-  local owners = redis.call('HVALS', claims)
-  for _, owner in ipairs(owners) do
-    if redis.call('EXISTS', lease_prefix .. owner) == 1 then return true end
+local function any_alive(workers, lease_prefix)
+  for _, worker in ipairs(workers) do
+    if redis.call('EXISTS', lease_prefix .. worker) == 1 then return true end
   end
   return false
 end
 """
 
-# KEYS: base, chunks, claims, answered, hit.
-# ARGV: first id, max misses, lease prefix, chunk size, step, last id (-1: none).
+# KEYS: base, chunks, claims, answered, hit, members.
+# ARGV: first id, max misses, lease prefix, chunk size, step, last id (-1: none), worker.
 _BEGIN = (
     _LIB
     + """
@@ -72,14 +75,10 @@ local misses, size, step, last_id = tonumber(ARGV[2]), tonumber(ARGV[4]), tonumb
   tonumber(ARGV[6])
 local base = redis.call('GET', KEYS[1])
 if base then
-  local over = false
-  if exhausted(KEYS[4], KEYS[5], misses) then
-    over = not held_by_the_living(KEYS[3], ARGV[3])
-  elseif handed_out(base, KEYS[2], size, step, last_id) then
-    over = redis.call('HLEN', KEYS[3]) == 0
-  end
-  if over then
-    redis.call('DEL', KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5])
+  local done = exhausted(KEYS[4], KEYS[5], misses)
+      or handed_out(base, KEYS[2], size, step, last_id)
+  if done and not any_alive(redis.call('SMEMBERS', KEYS[6]), ARGV[3]) then
+    redis.call('DEL', KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6])
     base = false
   end
 end
@@ -87,20 +86,21 @@ if not base then
   redis.call('SET', KEYS[1], ARGV[1])
   base = ARGV[1]
 end
+redis.call('SADD', KEYS[6], ARGV[7])
 return base
 """
 )
 
 # KEYS: base, chunks, claims, answered, hit.
-# ARGV: worker, lease prefix, max misses, chunk size, step, last id (-1: none).
-# Returns {chunk, 1 if taken over from a dead worker}, {-1, 0} exhausted (or the round is
-# gone), {-2, 0} every chunk of the range handed out.
+# ARGV: worker, lease prefix, max misses, chunk size, step, last id (-1: none), the
+# worker's base. Returns {chunk, 1 if taken over from a dead worker}, {-1, 0} exhausted (or
+# the worker's round is gone), {-2, 0} every chunk of the range handed out.
 _CLAIM = (
     _LIB
     + """
 local size, step, last_id = tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6])
 local base = tonumber(redis.call('GET', KEYS[1]))
-if not base then return {-1, 0} end
+if base ~= tonumber(ARGV[7]) then return {-1, 0} end
 local over = exhausted(KEYS[4], KEYS[5], tonumber(ARGV[3]))
 local last = tonumber(redis.call('GET', KEYS[5]) or '-1')
 local claims = redis.call('HGETALL', KEYS[3])
@@ -121,19 +121,23 @@ return {chunk, 0}
 """
 )
 
-# KEYS: answered, hit. ARGV: max misses. Returns -2 while the crawl goes on; once it is
-# exhausted, the index of the highest page (-1: none).
+# KEYS: answered, hit, base. ARGV: max misses, the worker's base. Returns -2 while the crawl
+# goes on, -3 once the worker's round is gone; once it is exhausted, the index of the
+# highest page (-1: none).
 _LAST_PAGE_IF_EXHAUSTED = (
     _LIB
     + """
+if tonumber(redis.call('GET', KEYS[3])) ~= tonumber(ARGV[2]) then return -3 end
 if not exhausted(KEYS[1], KEYS[2], tonumber(ARGV[1])) then return -2 end
 return tonumber(redis.call('GET', KEYS[2]) or '-1')
 """
 )
 _GOING_ON = -2
+_ROUND_GONE = -3
 
-# KEYS: answered, hit. ARGV: index, 1 for a page.
+# KEYS: answered, hit, base. ARGV: index, 1 for a page, the worker's base.
 _ANSWER = """
+if tonumber(redis.call('GET', KEYS[3])) ~= tonumber(ARGV[3]) then return 0 end
 redis.call('SETBIT', KEYS[1], ARGV[1], 1)
 if ARGV[2] == '1' then
   local last = tonumber(redis.call('GET', KEYS[2]) or '-1')
@@ -183,23 +187,26 @@ class IdPool:
 
     @property
     def _keys(self) -> list[str]:
-        return [self.key(name) for name in ("base", "chunks", "claims", "answered", "hit")]
+        names = ("base", "chunks", "claims", "answered", "hit", "members")
+        return [self.key(name) for name in names]
 
     def begin(self, first: int) -> int:
         """Join the round under way, or begin one at ``first``; returns the round's first id."""
         args: list[str | int] = [first, self.max_misses, self.store.lease_key("")]
         args += [self.chunk_size, self.step]
-        args.append(-1 if self.end is None else self.end)
+        args += [-1 if self.end is None else self.end, self.store.worker]
         self.base = int(self.store.call(lambda: self._begin(self._keys, args)))
         return self.base
 
     def exhausted(self) -> bool:
+        """Whether this worker's round is exhausted (or gone: begun anew under it)."""
         return self._last_page_index() != _GOING_ON
 
     def _last_page_index(self) -> int:
         """The index of the highest page once the crawl is exhausted, else ``_GOING_ON``."""
-        keys = [self.key("answered"), self.key("hit")]
-        return int(self.store.call(lambda: self._last_page_if_exhausted(keys, [self.max_misses])))
+        keys = [self.key("answered"), self.key("hit"), self.key("base")]
+        args = [self.max_misses, self.base or 0]
+        return int(self.store.call(lambda: self._last_page_if_exhausted(keys, args)))
 
     def take(self, is_open: Callable[[int], bool]) -> int | None:
         """The next id this worker probes, or None once every id is handed out, or the crawl
@@ -217,6 +224,9 @@ class IdPool:
                 self.release()
                 continue
             last_page = self._last_page_index()
+            if last_page == _ROUND_GONE:
+                self._chunk = None  # its claim went with the round
+                return None
             if last_page != _GOING_ON and index > last_page:
                 return None
             self._next += 1
@@ -228,8 +238,8 @@ class IdPool:
         """Id ``value`` answered (``hit``: with a page), whichever worker asked for it."""
         index = self._index(value)
         if index is not None:
-            keys = [self.key("answered"), self.key("hit")]
-            self.store.call(lambda: self._answer(keys, [index, int(hit)]))
+            keys = [self.key("answered"), self.key("hit"), self.key("base")]
+            self.store.call(lambda: self._answer(keys, [index, int(hit), self.base or 0]))
 
     def release(self) -> None:
         """Give up the chunk in hand: every id of it is handed out (or the worker stops)."""
@@ -241,8 +251,8 @@ class IdPool:
     def _claim_chunk(self) -> bool:
         args: list[str | int] = [self.store.worker, self.store.lease_key(""), self.max_misses]
         args.append(self.chunk_size)
-        args += [self.step, -1 if self.end is None else self.end]
-        chunk, taken_over = self.store.call(lambda: self._claim(self._keys, args))
+        args += [self.step, -1 if self.end is None else self.end, self.base or 0]
+        chunk, taken_over = self.store.call(lambda: self._claim(self._keys[:5], args))
         if int(chunk) < 0:
             return False
         self._chunk, self._next, self._taken_over = int(chunk), 0, bool(taken_over)
