@@ -3,10 +3,11 @@
 Stages, in order: method E's per-block posteriors (layout and language classifiers, then the
 top-down context stage); the page's own structured data (JSON-LD ``articleBody``) as a vote
 per block; the region rules; paragraphs placed as confidently kept ones are
-(:mod:`.places`); comment sections out; the keep decision, which empties the body of pages
-without an article (index pages, error pages); second copies of the article's text placed
-elsewhere out; then the metadata. The body keeps blocks in document order, one paragraph a
-line.
+(:mod:`.places`); comment sections out, by their containers' names and by the heading above
+them (:mod:`.comments`); the keep decision, which empties the body of pages without an
+article (index pages, error pages); second copies of the article's text placed elsewhere
+out; rights notices out (:mod:`.notices`); then the metadata. The body keeps blocks in
+document order, one paragraph a line.
 
 Methods C (FFT interval) and D (punctuation density) are not consulted. Measured on method
 E's leave-one-set-out posteriors (dragnet, cleaneval, cleanportaleval, msv_chaos,
@@ -26,9 +27,11 @@ from lxml import etree
 
 from newsextract.extraction.blocks import HEADING_TAGS
 from newsextract.extraction.classifier import BlockEvidence, ClassifierModel, block_evidence
+from newsextract.extraction.comments import before_comments_heading
 from newsextract.extraction.features import BlockTable
 from newsextract.extraction.headline import without_headline
 from newsextract.extraction.metadata import read_metadata
+from newsextract.extraction.notices import without_rights_notices
 from newsextract.extraction.page import Page
 from newsextract.extraction.places import Places, with_its_places, without_copies
 from newsextract.extraction.region import RegionConfig, region_kept
@@ -128,8 +131,10 @@ def scored_article(page: Page, config: CombinerConfig = DEFAULT) -> ScoredArticl
     kept = with_its_places(kept, page.blocks, scores, places)
     if config.drop_comments:
         kept = without_comments(kept, evidence.table)
+        kept = before_comments_heading(kept, page)
     kept = article_or_nothing(page, kept, config)
     kept = without_copies(kept, page.blocks, places)
+    kept = without_rights_notices(kept, texts, evidence.table.words)
     kept = without_headline(kept, evidence.title, evidence.table.words)
     body = "\n".join(texts[i] for i in kept)
     metadata = read_metadata(page, body)
