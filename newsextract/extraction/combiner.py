@@ -4,10 +4,11 @@ Stages, in order: method E's per-block posteriors (layout and language classifie
 top-down context stage); the page's own structured data (JSON-LD ``articleBody``) as a vote
 per block; the region rules; paragraphs placed as confidently kept ones are
 (:mod:`.places`); comment sections out, by their containers' names and by the heading above
-them (:mod:`.comments`); the keep decision, which empties the body of pages without an
-article (index pages, error pages); second copies of the article's text placed elsewhere
-out; rights notices out (:mod:`.notices`); then the metadata. The body keeps blocks in
-document order, one paragraph a line.
+them (:mod:`.comments`); consent banners and modal dialogs out (:mod:`.dialogs`); the keep
+decision, which empties the body of pages without an article (index pages, error pages);
+the page's main region for such a page, when it marks one (:mod:`.mainregion`); second
+copies of the article's text placed elsewhere out; rights notices out (:mod:`.notices`);
+then the metadata. The body keeps blocks in document order, one paragraph a line.
 
 Methods C (FFT interval) and D (punctuation density) are not consulted. Measured on method
 E's leave-one-set-out posteriors (dragnet, cleaneval, cleanportaleval, msv_chaos,
@@ -28,8 +29,11 @@ from lxml import etree
 from newsextract.extraction.blocks import HEADING_TAGS
 from newsextract.extraction.classifier import BlockEvidence, ClassifierModel, block_evidence
 from newsextract.extraction.comments import before_comments_heading
+from newsextract.extraction.dialogs import without_dialogs
 from newsextract.extraction.features import BlockTable
 from newsextract.extraction.headline import without_headline
+from newsextract.extraction.mainregion import METHOD as MAIN_REGION_METHOD
+from newsextract.extraction.mainregion import main_region_answer
 from newsextract.extraction.metadata import read_metadata
 from newsextract.extraction.notices import without_rights_notices
 from newsextract.extraction.page import Page
@@ -100,6 +104,7 @@ class CombinerConfig:
     model: ClassifierModel | None = None  # None: the model shipped in the package
     region: RegionConfig = field(default_factory=RegionConfig)
     drop_comments: bool = True
+    main_region: bool = True  # a page without an article answers its main region
 
 
 DEFAULT = CombinerConfig()
@@ -132,7 +137,9 @@ def scored_article(page: Page, config: CombinerConfig = DEFAULT) -> ScoredArticl
     if config.drop_comments:
         kept = without_comments(kept, evidence.table)
         kept = before_comments_heading(kept, page)
+    kept = without_dialogs(kept, page)
     kept = article_or_nothing(page, kept, config)
+    kept, main_region = _or_main_region(page, kept, config)
     kept = without_copies(kept, page.blocks, places)
     kept = without_rights_notices(kept, texts, evidence.table.words)
     kept = without_headline(kept, evidence.title, evidence.table.words)
@@ -147,11 +154,31 @@ def scored_article(page: Page, config: CombinerConfig = DEFAULT) -> ScoredArticl
         date_published_raw=metadata.date_published_raw,
         authors=metadata.authors,
         language=metadata.language,
-        method="single:classifier+json-ld" if reference.words else "single:classifier",
+        method=_method(main_region, bool(reference.words)),
         confidence=round(float(scores[list(kept)].mean()), 4) if kept else 0.0,
         kept_blocks=kept,
     )
     return ScoredArticle(article, scores)
+
+
+def _or_main_region(
+    page: Page, kept: tuple[int, ...], config: CombinerConfig
+) -> tuple[tuple[int, ...], bool]:
+    """The kept blocks, or the page's main region when they make no answer (and whether
+    it was)."""
+    region = main_region_answer(page, kept) if config.main_region else None
+    if region is None:
+        return kept, False
+    least = MIN_PROSE_CHARS_DEFAULT if kept else config.min_body_chars
+    if sum(len(page.blocks[i].text) for i in region) < least:
+        return kept, False
+    return region, True
+
+
+def _method(main_region: bool, json_ld: bool) -> str:
+    if main_region:
+        return MAIN_REGION_METHOD
+    return "single:classifier+json-ld" if json_ld else "single:classifier"
 
 
 def without_comments(kept: tuple[int, ...], table: BlockTable) -> tuple[int, ...]:

@@ -4,7 +4,8 @@ Pages the template stage answered arrive as :class:`ArticleItem` and pass untouc
 A :class:`PageItem` is parsed by :func:`newsextract.extraction.parse_page` (which decodes
 the raw bytes: BOM, HTTP header, meta charset, detection) and extracted by
 :func:`newsextract.extraction.extract_article`. A page that is not a document, cannot be
-decoded, is too complex or has no main text is dropped with its stage, and so becomes a
+decoded, is too complex or has no main text (or only the main region of a page without an
+article: a listing, a shop's collection) is dropped with its stage, and so becomes a
 failure record.
 
 Settings (all optional):
@@ -31,6 +32,7 @@ from scrapy.statscollectors import StatsCollector
 
 from newsextract.exceptions import ExtractionError, NotHTMLError, PageTooComplexError
 from newsextract.extraction import Article, extract_article, parse_page
+from newsextract.extraction.mainregion import METHOD as MAIN_REGION_METHOD
 from newsextract.extraction.page import (
     DEFAULT_LIMITS,
     MAX_BLOCKS_DEFAULT,
@@ -100,6 +102,8 @@ def extract_item(item: PageItem, limits: PageLimits = DEFAULT_LIMITS) -> Article
         raise DropPage(f"no article: {error}", stage="extraction") from error
     if not article.body.strip():
         raise DropPage("no main text found", stage="extraction")
+    if article.method == MAIN_REGION_METHOD:
+        raise DropPage("no article: only the page's main region (a listing?)", stage="extraction")
     return article_item(item, article)
 
 

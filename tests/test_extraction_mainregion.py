@@ -1,0 +1,140 @@
+"""A page without an article answers its main region: a shop's collection, a section front,
+a page whose only kept text is its footer; an article keeps its own answer, a page without a
+main element stays empty, and a crawl collecting articles records the main region as a
+failure. On wcxb_dev's collections and listings the shipped model gains from it (0.035 F1,
+measured 2026-12-04)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from devdata import require_set
+
+from newsextract.evaluation.dataset import read_manifest
+from newsextract.evaluation.gold import Gold
+from newsextract.extraction import extract_article, parse_page
+from newsextract.extraction.combiner import CombinerConfig
+from newsextract.extraction.mainregion import METHOD
+from newsextract.items import PageItem
+from newsextract.pipelines import DropPage
+from newsextract.pipelines.extraction import extract_item
+
+PRODUCTS = [
+    ("Wool Runner", "$98"),
+    ("Tree Dasher 2", "$140"),
+    ("Trail Runner SWT", "$150"),
+    ("Cruiser Slip On", "$100"),
+    ("Canvas Pacer", "$90"),
+    ("Plus Runner", "$110"),
+    ("Wool Piper", "$95"),
+    ("Tree Breezer", "$100"),
+    ("Runner Protect", "$135"),
+    ("Golf Dasher", "$145"),
+]
+NAV = "<nav><ul><li><a href='/men'>Men</a></li><li><a href='/women'>Women</a></li></ul></nav>"
+FOOTER = (
+    "<footer><p>Prices include sales tax where the law requires it. Free shipping applies to "
+    "orders over $75 within the contiguous United States; returns are free within 30 days of "
+    "delivery for unworn shoes in their original box.</p></footer>"
+)
+
+
+def _collection(main_tag: str = "main") -> str:
+    cards = "".join(
+        f"<li class='card'><a href='/products/{i}'><h3>{name}</h3></a><span>{price}</span></li>"
+        for i, (name, price) in enumerate(PRODUCTS)
+    )
+    return (
+        f"<html><head><title>Men's Sneakers</title></head><body><header>{NAV}</header>"
+        f"<{main_tag}><h1>Men's Sneakers</h1><ul class='grid'>{cards}</ul></{main_tag}>"
+        f"{FOOTER}</body></html>"
+    )
+
+
+def _extract(html: str, **config: bool) -> tuple[str, str]:
+    page = parse_page(html.encode(), "https://shop.example.com/collections/mens-sneakers")
+    article = extract_article(page, CombinerConfig(**config))
+    return article.body, article.method
+
+
+def test_a_collection_page_answers_its_main_region() -> None:
+    body, method = _extract(_collection())
+    assert method == METHOD
+    assert all(name in body for name, _ in PRODUCTS)
+    assert "Women" not in body  # the navigation stays out
+    assert "Free shipping" not in body  # so does the footer
+
+
+def test_without_the_main_region_the_collection_answers_nothing_or_its_footer() -> None:
+    body, method = _extract(_collection(), main_region=False)
+    assert method != METHOD
+    assert "Wool Runner" not in body
+
+
+def test_a_page_without_a_main_element_keeps_its_answer() -> None:
+    body, method = _extract(_collection(main_tag="div"))
+    assert method != METHOD
+    assert "Wool Runner" not in body
+
+
+def test_an_article_keeps_its_own_answer() -> None:
+    story = "".join(
+        f"<p>The council approved the new cycle lanes on Tuesday evening, part {i} of the "
+        "plan that the engineers presented after a debate of almost four hours.</p>"
+        for i in range(5)
+    )
+    html = (
+        f"<html><body><header>{NAV}</header><main><article>{story}</article></main></body></html>"
+    )
+    body, method = _extract(html)
+    assert method.startswith("single:classifier")
+    assert body.count("council approved") == 5
+
+
+def test_an_article_inside_a_header_within_main_keeps_its_own_answer() -> None:
+    story = "".join(
+        f"<p>Selecting the right health insurance provider is a decision of weight, point {i}: "
+        "premiums, networks and deductibles differ from one state to the next.</p>"
+        for i in range(5)
+    )
+    html = (
+        f"<html><body><main><header class='section_blog-post'>{story}</header></main></body></html>"
+    )
+    body, method = _extract(html)
+    assert method.startswith("single:classifier")
+    assert body.count("health insurance") == 5
+
+
+def test_a_crawl_records_the_main_region_as_no_article() -> None:
+    item = PageItem(
+        url="https://shop.example.com/collections/mens-sneakers",
+        body=_collection().encode(),
+        content_type="text/html",
+        status=200,
+        site="shop.example.com",
+        fetched_at="2026-12-04T00:00:00+00:00",
+        language="en",
+    )
+    with pytest.raises(DropPage, match="main region") as dropped:
+        extract_item(item)
+    assert dropped.value.stage == "extraction"
+
+
+WITH, WITHOUT = CombinerConfig(), CombinerConfig(main_region=False)
+
+
+@pytest.mark.accuracy
+def test_collections_and_listings_of_wcxb_gain(shared_data: Path) -> None:
+    folder = require_set(shared_data, "wcxb_dev")
+    entries = [
+        e for e in read_manifest(folder) if e.fields.get("page_type") in ("collection", "listing")
+    ]
+    with_region, without = [], []
+    for entry in entries:
+        page = parse_page(entry.read_html(), url=entry.url)
+        gold = Gold.of(entry)
+        for config, scores in ((WITH, with_region), (WITHOUT, without)):
+            scores.append(gold.score(extract_article(page, config).body).f1)
+    gain = (sum(with_region) - sum(without)) / len(entries)
+    assert gain >= 0.025, f"main region gains {gain:.3f} F1 on {len(entries)} pages"
