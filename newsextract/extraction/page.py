@@ -16,6 +16,7 @@ from lxml import etree
 from newsextract.exceptions import NotHTMLError, PageTooComplexError
 from newsextract.extraction.blocks import BLOCK_TAGS, Block, split_blocks
 from newsextract.extraction.encoding import decode_html, utf8_source
+from newsextract.extraction.mojibake import repair_mojibake
 from newsextract.extraction.visibility import HIDING_ATTRIBUTES, is_hidden
 
 #: Pages longer than this (in characters) are cut before parsing; a 20 MB page stays bounded.
@@ -142,6 +143,9 @@ def parse_html(
         html, encoding = body, "unicode"
     if len(html) > max_chars:
         html, source = html[:max_chars], None
+    repaired = repair_mojibake(html)
+    if repaired is not html:
+        html, source = repaired, None
     forbidden = _forbidden_bytes(source) if source is not None else None
     if _looks_binary(html, forbidden):
         raise NotHTMLError("body is binary, not text")
