@@ -1,21 +1,27 @@
 """A page without an article answers its main region: a shop's collection, a section front,
-a page whose only kept text is its footer; an article keeps its own answer, a page without a
-main element stays empty, and a crawl collecting articles records the main region as a
-failure. On wcxb_dev's collections and listings the shipped model gains from it (0.035 F1,
-measured 2026-12-04)."""
+a page whose only kept text is its footer, a few unsure blocks of a documentation page. An
+article keeps its own answer, a page without a main element stays empty, and a crawl
+collecting articles records the main region as a failure. On wcxb_dev's collections and
+listings the shipped model gains from it (0.037 F1, measured 2026-12-04)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 from devdata import require_set
 
 from newsextract.evaluation.dataset import read_manifest
 from newsextract.evaluation.gold import Gold
-from newsextract.extraction import extract_article, parse_page
+from newsextract.extraction import Page, extract_article, parse_page
 from newsextract.extraction.combiner import CombinerConfig
-from newsextract.extraction.mainregion import METHOD
+from newsextract.extraction.mainregion import (
+    MAX_KEPT_SHARE,
+    METHOD,
+    UNSURE_MEAN_SCORE,
+    main_region_answer,
+)
 from newsextract.items import PageItem
 from newsextract.pipelines import DropPage
 from newsextract.pipelines.extraction import extract_item
@@ -104,6 +110,41 @@ def test_an_article_inside_a_header_within_main_keeps_its_own_answer() -> None:
     body, method = _extract(html)
     assert method.startswith("single:classifier")
     assert body.count("health insurance") == 5
+
+
+def _docs_page() -> Page:
+    entries = "".join(
+        f"<dt>itertools.func{i}(iterable)</dt><dd><p>Make an iterator that returns elements "
+        f"from the iterable, number {i} of the module's building blocks.</p></dd>"
+        for i in range(12)
+    )
+    html = f"<html><body>{NAV}<div role='main'><h1>itertools</h1><dl>{entries}</dl></div></body>"
+    return parse_page(html.encode(), "https://docs.example.org/library/itertools.html")
+
+
+def _main_blocks(page: Page) -> list[int]:
+    return [block.index for block in page.blocks if block.tag != "li"]  # all but the nav's
+
+
+@pytest.mark.parametrize("score, answered", [(UNSURE_MEAN_SCORE - 0.1, True), (0.95, False)])
+def test_a_few_unsure_blocks_of_a_large_main_region_give_way_to_it(
+    score: float, answered: bool
+) -> None:
+    page = _docs_page()
+    first = next(b.index for b in page.blocks if b.text.startswith("Make an iterator"))
+    scores = np.zeros(len(page.blocks))
+    scores[first] = score
+    answer = main_region_answer(page, (first,), scores)
+    assert answer == (tuple(_main_blocks(page)) if answered else None)
+
+
+def test_unsure_blocks_holding_much_of_the_main_region_stay() -> None:
+    page = _docs_page()
+    region = _main_blocks(page)
+    kept = tuple(region[: int(len(region) * (MAX_KEPT_SHARE + 0.2))])
+    scores = np.zeros(len(page.blocks))
+    scores[list(kept)] = UNSURE_MEAN_SCORE - 0.1
+    assert main_region_answer(page, kept, scores) is None
 
 
 def test_a_crawl_records_the_main_region_as_no_article() -> None:

@@ -139,7 +139,7 @@ def scored_article(page: Page, config: CombinerConfig = DEFAULT) -> ScoredArticl
         kept = before_comments_heading(kept, page)
     kept = without_dialogs(kept, page)
     kept = article_or_nothing(page, kept, config)
-    kept, main_region = _or_main_region(page, kept, config)
+    kept, main_region = _or_main_region(page, kept, scores, config)
     kept = without_copies(kept, page.blocks, places)
     kept = without_rights_notices(kept, texts, evidence.table.words)
     kept = without_headline(kept, evidence.title, evidence.table.words)
@@ -162,11 +162,11 @@ def scored_article(page: Page, config: CombinerConfig = DEFAULT) -> ScoredArticl
 
 
 def _or_main_region(
-    page: Page, kept: tuple[int, ...], config: CombinerConfig
+    page: Page, kept: tuple[int, ...], scores: np.ndarray, config: CombinerConfig
 ) -> tuple[tuple[int, ...], bool]:
     """The kept blocks, or the page's main region when they make no answer (and whether
     it was)."""
-    region = main_region_answer(page, kept) if config.main_region else None
+    region = main_region_answer(page, kept, scores) if config.main_region else None
     if region is None:
         return kept, False
     least = MIN_PROSE_CHARS_DEFAULT if kept else config.min_body_chars
