@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from newsextract.extraction import extract_article, parse_page
-from newsextract.extraction.dialogs import dialog_kind
+from newsextract.extraction.dialogs import CONSENT, DIALOG, dialog_kinds
 
 ARTICLE = (
     "<p>The council approved the new cycle lanes on Tuesday evening after a debate that lasted "
@@ -65,5 +65,6 @@ def test_dialog_kinds() -> None:
         "https://news.example.com/",
     )
     root = page.blocks[0].element.getroottree().getroot()
-    kinds = {p.get("id"): dialog_kind(p) for p in root.iter("p")}
-    assert kinds == {"a": "consent", "b": "dialog", "c": ""}
+    kind = dialog_kinds()
+    kinds = {p.get("id"): kind(p) for p in root.iter("p")}
+    assert kinds == {"a": CONSENT, "b": DIALOG, "c": 0}

@@ -19,6 +19,7 @@ import re
 
 from lxml import etree
 
+from newsextract.extraction.ancestry import Inherited
 from newsextract.extraction.page import Page
 
 _CONSENT = re.compile(
@@ -26,6 +27,9 @@ _CONSENT = re.compile(
     r"|usercentrics|truste-|qc-cmp|sp_message|osano",
     re.I,
 )
+#: Flags of :func:`dialog_kinds`.
+CONSENT = 1
+DIALOG = 2
 _DIALOG_ROLES = frozenset({"dialog", "alertdialog"})
 _PAGE_ELEMENTS = frozenset({"body", "html"})
 #: Class and id text read for a consent platform's name (a body's class list can be long).
@@ -34,23 +38,22 @@ _NAME_CHARS = 200
 
 def without_dialogs(kept: tuple[int, ...], page: Page) -> tuple[int, ...]:
     """The kept blocks less those in a consent banner or a modal dialog."""
-    return tuple(i for i in kept if not dialog_kind(page.blocks[i].element))
+    kind = dialog_kinds()
+    return tuple(i for i in kept if not kind(page.blocks[i].element))
 
 
-def dialog_kind(element: etree._Element) -> str:
-    """``"consent"`` when the element lies in a consent banner, ``"dialog"`` in another modal
-    dialog, else ``""``. The page's ``<body>`` and ``<html>`` are never either: some sites
+def dialog_kinds() -> Inherited:
+    """For one page: CONSENT when an element lies in a consent banner, DIALOG in another
+    modal dialog, else 0. The page's ``<body>`` and ``<html>`` are never either: some sites
     name the body after their consent state."""
-    current: etree._Element | None = element
-    found = ""
-    while current is not None and current.tag not in _PAGE_ELEMENTS:
-        name = f"{current.get('id') or ''} {current.get('class') or ''}"[:_NAME_CHARS]
-        if _CONSENT.search(name):
-            return "consent"
-        if is_dialog(current):
-            found = "dialog"
-        current = current.getparent()
-    return found
+    return Inherited(_own_kind, _PAGE_ELEMENTS)
+
+
+def _own_kind(element: etree._Element) -> int:
+    name = f"{element.get('id') or ''} {element.get('class') or ''}"[:_NAME_CHARS]
+    if _CONSENT.search(name):
+        return CONSENT
+    return DIALOG if is_dialog(element) else 0
 
 
 def is_dialog(element: etree._Element) -> bool:

@@ -27,7 +27,8 @@ from __future__ import annotations
 import numpy as np
 from lxml import etree
 
-from newsextract.extraction.dialogs import dialog_kind
+from newsextract.extraction.ancestry import Inherited
+from newsextract.extraction.dialogs import dialog_kinds
 from newsextract.extraction.page import Page
 
 METHOD = "single:main-region"
@@ -42,17 +43,19 @@ _FURNITURE_ROLES = frozenset({"contentinfo", "complementary", "banner", "navigat
 #: ... and those a main region's answer leaves out besides: its controls. (A forum wraps its
 #: posts in a form; only the main region's answer leaves forms out.)
 _CONTROL_TAGS = frozenset({"form", "dialog", "menu"})
+#: Flags of an element's place.
+FURNITURE = 1
+CONTROL = 2
 _MAIN = etree.XPath("//main | //*[@role='main']")
 
 
-def is_furniture(element: etree._Element) -> bool:
-    """Whether the element lies in a navigation, header, footer or aside."""
-    current: etree._Element | None = element
-    while current is not None:
-        if current.tag in _FURNITURE_TAGS or current.get("role") in _FURNITURE_ROLES:
-            return True
-        current = current.getparent()
-    return False
+def _own_furniture(element: etree._Element) -> int:
+    return element.tag in _FURNITURE_TAGS or element.get("role") in _FURNITURE_ROLES
+
+
+def _own_place(element: etree._Element) -> int:
+    """FURNITURE, CONTROL (a form, a menu, a dialog's tag), both or neither."""
+    return _own_furniture(element) * FURNITURE | (element.tag in _CONTROL_TAGS) * CONTROL
 
 
 def main_region_answer(
@@ -62,7 +65,8 @@ def main_region_answer(
     is the page's furniture outside the main region, or they are a small share of the main
     region's text kept with little confidence. None when they do make one, or when the page
     has no main element."""
-    furniture = all(is_furniture(page.blocks[i].element) for i in kept)
+    place = Inherited(_own_place)
+    furniture = all(place(page.blocks[i].element) & FURNITURE for i in kept)
     unsure = bool(kept) and _weighted_score(page, kept, scores) < UNSURE_MEAN_SCORE
     if not page.blocks or not (furniture or unsure):
         return None
@@ -70,7 +74,7 @@ def main_region_answer(
     if region is None:
         return None
     inside = {id(element) for element in region.iter()}
-    blocks = _region_blocks(page, inside)
+    blocks = _region_blocks(page, inside, place)
     if furniture and not any(id(page.blocks[i].element) in inside for i in kept):
         return blocks  # (a header inside the main region: some sites' article container)
     kept_chars = sum(len(page.blocks[i].text) for i in kept)
@@ -85,17 +89,16 @@ def _weighted_score(page: Page, kept: tuple[int, ...], scores: np.ndarray) -> fl
     return float(np.dot(chars, scores[list(kept)]) / max(chars.sum(), 1.0))
 
 
-def _region_blocks(page: Page, inside: set[int]) -> tuple[int, ...]:
+def _region_blocks(page: Page, inside: set[int], place: Inherited) -> tuple[int, ...]:
+    dialog = dialog_kinds()
     return tuple(
         block.index
         for block in page.blocks
         if id(block.element) in inside
         and block.text.strip()
         and not block.hidden
-        and not is_furniture(block.element)
-        and not dialog_kind(block.element)
-        and block.element.tag not in _CONTROL_TAGS
-        and not any(True for _ in block.element.iterancestors(*_CONTROL_TAGS))
+        and not place(block.element)
+        and not dialog(block.element)
     )
 
 
