@@ -12,6 +12,7 @@ from scrapy.logformatter import LogFormatter
 from scrapy.utils.test import get_crawler
 
 from newsextract.extraction import Article, Page
+from newsextract.extraction.combiner import CombinerConfig
 from newsextract.extraction.page import PageLimits
 from newsextract.items import ArticleItem, PageItem
 from newsextract.pipelines import DropPage
@@ -40,7 +41,8 @@ def page_item(body: bytes, content_type: str = "text/html") -> PageItem:
 
 
 def fake_extractor(body: str, **fields: Any) -> Any:
-    def extract(page: Page) -> Article:
+    def extract(page: Page, config: CombinerConfig) -> Article:
+        assert not config.main_region  # a crawl collects articles
         assert "市議会" in page.html  # the stage decoded the Shift_JIS bytes before this
         return Article(url=page.url, body=body, **fields)
 
@@ -145,7 +147,8 @@ def test_an_element_bomb_is_dropped_as_too_complex_at_once(pipeline: ExtractionP
 def test_the_limits_are_settings(
     monkeypatch: pytest.MonkeyPatch, settings: dict[str, int], paragraphs: int, setting: str
 ) -> None:
-    monkeypatch.setattr(stage, "extract_article", lambda page: Article(url=page.url, body="b"))
+    extract = lambda page, config: Article(url=page.url, body="b")  # noqa: E731
+    monkeypatch.setattr(stage, "extract_article", extract)
     pipeline = ExtractionPipeline.from_crawler(get_crawler(settings_dict=settings))
     item = page_item(b"<html><body>" + b"<p>a sentence</p>" * paragraphs)
     if paragraphs in (48, 20):

@@ -104,7 +104,9 @@ class CombinerConfig:
     model: ClassifierModel | None = None  # None: the model shipped in the package
     region: RegionConfig = field(default_factory=RegionConfig)
     drop_comments: bool = True
-    main_region: bool = True  # a page without an article answers its main region
+    # a page without an article answers its main region (one-off pages; off in crawls and
+    # site templates, which collect articles)
+    main_region: bool = True
 
 
 DEFAULT = CombinerConfig()

@@ -11,7 +11,8 @@ navigation, header, footer, aside, form and dialogs stay out. A page without a m
 keeps its answer: the rest of the page says nothing of where its content is.
 
 The answer is marked ``single:main-region`` (``Article.method``): it is a page's content,
-not an article, and a crawl collecting articles records it as a failure.
+not an article. Crawls and site templates collect articles and switch it off
+(``CombinerConfig.main_region``): a crawled page without an article is a failure record.
 
 Leave-one-set-out, wcxb_dev (1,476 pages of seven kinds): with the dialog veto
 (:mod:`.dialogs`) 0.8076 to 0.8202: collections 0.40 to 0.52, listings 0.35 to 0.47, product

@@ -4,9 +4,9 @@ Pages the template stage answered arrive as :class:`ArticleItem` and pass untouc
 A :class:`PageItem` is parsed by :func:`newsextract.extraction.parse_page` (which decodes
 the raw bytes: BOM, HTTP header, meta charset, detection) and extracted by
 :func:`newsextract.extraction.extract_article`. A page that is not a document, cannot be
-decoded, is too complex or has no main text (or only the main region of a page without an
-article: a listing, a shop's collection) is dropped with its stage, and so becomes a
-failure record.
+decoded, is too complex or has no main text is dropped with its stage, and so becomes a
+failure record. A crawl collects articles: a page without one never answers its main region
+(``CombinerConfig.main_region``) as one-off pages do.
 
 Settings (all optional):
 
@@ -32,7 +32,7 @@ from scrapy.statscollectors import StatsCollector
 
 from newsextract.exceptions import ExtractionError, NotHTMLError, PageTooComplexError
 from newsextract.extraction import Article, extract_article, parse_page
-from newsextract.extraction.mainregion import METHOD as MAIN_REGION_METHOD
+from newsextract.extraction.combiner import CombinerConfig
 from newsextract.extraction.page import (
     DEFAULT_LIMITS,
     MAX_BLOCKS_DEFAULT,
@@ -42,6 +42,9 @@ from newsextract.extraction.page import (
 )
 from newsextract.items import ArticleItem, PageItem
 from newsextract.pipelines import DropPage
+
+#: The single-page answer of a crawl: articles, never a page's main region in their place.
+ARTICLES_ONLY = CombinerConfig(main_region=False)
 
 
 def article_item(item: PageItem, article: Article) -> ArticleItem:
@@ -97,13 +100,11 @@ def parse_item(item: PageItem, limits: PageLimits = DEFAULT_LIMITS) -> Page:
 def extract_item(item: PageItem, limits: PageLimits = DEFAULT_LIMITS) -> ArticleItem:
     page = parse_item(item, limits)
     try:
-        article = extract_article(page)
+        article = extract_article(page, ARTICLES_ONLY)
     except ExtractionError as error:
         raise DropPage(f"no article: {error}", stage="extraction") from error
     if not article.body.strip():
         raise DropPage("no main text found", stage="extraction")
-    if article.method == MAIN_REGION_METHOD:
-        raise DropPage("no article: only the page's main region (a listing?)", stage="extraction")
     return article_item(item, article)
 
 

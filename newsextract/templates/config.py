@@ -41,8 +41,9 @@ class TemplateConfig:
     compile: CompileConfig = field(default_factory=CompileConfig)
     consistency: ConsistencyConfig = field(default_factory=ConsistencyConfig)
     validate: ValidateConfig = field(default_factory=ValidateConfig)
-    # the single-page answer's settings and model (a held-out model, when measuring)
-    single_page: CombinerConfig = field(default_factory=CombinerConfig)
+    # the single-page answer's settings and model (a held-out model, when measuring); no
+    # main region in place of an article: templates are of articles
+    single_page: CombinerConfig = field(default_factory=lambda: CombinerConfig(main_region=False))
 
 
 DEFAULT = TemplateConfig()

@@ -49,7 +49,7 @@ def fold_site_mode(
 ) -> dict[PageKey, str]:
     """Site mode's body of every page given (the pages of one fold), with ``model`` as the
     single-page answer; a group whose pages fall in several folds is read in each apart."""
-    config = TemplateConfig(single_page=CombinerConfig(model=model))
+    config = TemplateConfig(single_page=CombinerConfig(model=model, main_region=False))
     bodies: dict[PageKey, str] = {}
     for name, members in measured.items():
         group_by = SITE_MODE_SETS[name][0]
