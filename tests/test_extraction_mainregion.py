@@ -85,32 +85,38 @@ def test_a_page_without_a_main_element_keeps_its_answer() -> None:
     assert "Wool Runner" not in body
 
 
-def test_an_article_keeps_its_own_answer() -> None:
-    story = "".join(
-        f"<p>The council approved the new cycle lanes on Tuesday evening, part {i} of the "
-        "plan that the engineers presented after a debate of almost four hours.</p>"
-        for i in range(5)
-    )
-    html = (
-        f"<html><body><header>{NAV}</header><main><article>{story}</article></main></body></html>"
-    )
-    body, method = _extract(html)
-    assert method.startswith("single:classifier")
-    assert body.count("council approved") == 5
+COUNCIL = (
+    "<p>The council approved the new cycle lanes on Tuesday evening, part {i} of the plan "
+    "that the engineers presented after a debate of almost four hours.</p>"
+)
+INSURANCE = (
+    "<p>Selecting the right health insurance provider is a decision of weight, point {i}: "
+    "premiums, networks and deductibles differ from one state to the next.</p>"
+)
 
 
-def test_an_article_inside_a_header_within_main_keeps_its_own_answer() -> None:
-    story = "".join(
-        f"<p>Selecting the right health insurance provider is a decision of weight, point {i}: "
-        "premiums, networks and deductibles differ from one state to the next.</p>"
-        for i in range(5)
-    )
-    html = (
-        f"<html><body><main><header class='section_blog-post'>{story}</header></main></body></html>"
-    )
-    body, method = _extract(html)
+@pytest.mark.parametrize(
+    "paragraph, layout, phrase",
+    [
+        # an article in <main>
+        (
+            COUNCIL,
+            f"<header>{NAV}</header><main><article>{{}}</article></main>",
+            "council approved",
+        ),
+        # an article inside a <header> within <main>: some sites' article container
+        (
+            INSURANCE,
+            "<main><header class='section_blog-post'>{}</header></main>",
+            "health insurance",
+        ),
+    ],
+)
+def test_an_article_keeps_its_own_answer(paragraph: str, layout: str, phrase: str) -> None:
+    story = "".join(paragraph.format(i=i) for i in range(5))
+    body, method = _extract(f"<html><body>{layout.format(story)}</body></html>")
     assert method.startswith("single:classifier")
-    assert body.count("health insurance") == 5
+    assert body.count(phrase) == 5
 
 
 def _docs_page() -> Page:

@@ -48,10 +48,8 @@ def repair_mojibake(text: str) -> str:
     """``text`` with its runs of doubly decoded UTF-8 decoded back, when it has MIN_RUNS."""
     if not any(sign in text for sign in _SIGNS):
         return text
-    runs = _RUN.findall(text)
-    if len(runs) < MIN_RUNS:
-        return text
-    return _RUN.sub(_decoded, text)
+    repaired, runs = _RUN.subn(_decoded, text)
+    return repaired if runs >= MIN_RUNS else text
 
 
 def _decoded(match: re.Match[str]) -> str:
