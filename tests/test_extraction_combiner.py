@@ -158,6 +158,16 @@ def test_config_threshold_overrides_the_model() -> None:
     assert rescued.body.count(PARAGRAPH) == 4  # a long run of prose never comes out empty
 
 
+@pytest.mark.parametrize(("paragraphs", "kept"), [(8, True), (5, False)])
+def test_a_page_whose_whole_text_is_one_long_paragraph_is_its_article(
+    paragraphs: int, kept: bool
+) -> None:
+    chapter = " ".join([PARAGRAPH] * paragraphs)  # over 2,000 characters only with 8
+    page = parse_page(f"<html><body><p>{chapter}</p><p>Contact us</p></body></html>")
+    body = extract_article(page, CombinerConfig(threshold=1.01)).body
+    assert body == (chapter if kept else "")
+
+
 @pytest.mark.parametrize(
     "body",
     [

@@ -126,3 +126,12 @@ def test_a_short_line_or_a_link_in_the_place_is_not_kept() -> None:
     html = CARD.format(LONG[0]) + CARD.format("Buy it now") + CARD.format(link)
     _, chosen = _scored(html, [0.3, 0.95, 0.3, 0.1, 0.3, 0.1])
     assert chosen == (1,)
+
+
+def test_a_hidden_copy_of_the_whole_article_in_one_block_is_left_out() -> None:
+    article = _copy('class="article"', PARAGRAPHS * 2)
+    markdown = "# Ferries resume\n\n" + "\n\n".join(PARAGRAPHS * 2)
+    html = f"<html><body>{article}<pre hidden>{markdown}</pre></body></html>"
+    assert _kept_texts(html) == PARAGRAPHS * 2
+    shown = f"<html><body>{article}<pre>{markdown}</pre></body></html>"
+    assert len(_kept_texts(shown)) == 7  # a visible one stays: a forum post quoting posts
