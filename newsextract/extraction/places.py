@@ -107,15 +107,18 @@ def without_copies(
 def _compilations(kept: tuple[int, ...], blocks: Sequence[Block], copies: set[int]) -> set[int]:
     """Long hidden kept blocks whose word runs are mostly those of the other kept blocks,
     the last first: of two copies of each other, the later goes."""
-    if not any(blocks[i].hidden and len(blocks[i].text) >= MIN_COMPILATION_CHARS for i in kept):
+    candidates = [
+        i
+        for i in kept
+        if blocks[i].hidden and len(blocks[i].text) >= MIN_COMPILATION_CHARS and i not in copies
+    ]
+    if not candidates:
         return set()
     runs = {i: _word_runs(blocks[i].text) for i in kept if i not in copies}
     held = Counter(run for own in runs.values() for run in own)
     found: set[int] = set()
-    for index in reversed(runs):
+    for index in reversed(candidates):
         mine = runs[index]
-        if not blocks[index].hidden or len(blocks[index].text) < MIN_COMPILATION_CHARS:
-            continue
         elsewhere = sum(held[run] > 1 for run in mine)
         if mine and elsewhere >= COMPILATION_SHARE * len(mine):
             found.add(index)
