@@ -40,6 +40,7 @@ from newsextract.extraction.page import Page
 from newsextract.extraction.places import Places, with_its_places, without_copies
 from newsextract.extraction.region import RegionConfig, region_kept
 from newsextract.extraction.result import Article
+from newsextract.extraction.wording import RUN_WORDS, lower_words, word_runs
 
 #: JSON-LD ``articleBody`` shorter than this (in tokens) is a teaser, not evidence.
 MIN_ARTICLE_BODY_TOKENS_DEFAULT = 50
@@ -85,8 +86,6 @@ _NOT_FOUND = re.compile(
     r"|\u9875\u9762\u4e0d\u5b58\u5728|\u627e\u4e0d\u5230",
     re.I,
 )
-
-_WORD = re.compile(r"\w+")
 
 
 @dataclass(frozen=True)
@@ -252,16 +251,15 @@ class ArticleBodyText:
         """Share of each text's 4-word runs (of its words, when shorter) found here."""
         shares = np.zeros(len(texts))
         for i, text in enumerate(texts):
-            words = _WORD.findall(text.lower())
-            if len(words) >= _RUN:
-                runs = [tuple(words[j : j + _RUN]) for j in range(len(words) - _RUN + 1)]
+            words = lower_words(text)
+            if len(words) >= RUN_WORDS:
+                runs = word_runs(words)
                 shares[i] = sum(run in self.runs for run in runs) / len(runs)
             elif words:
                 shares[i] = sum(w in self.words for w in words) / len(words)
         return shares
 
 
-_RUN = 4
 _NO_ARTICLE_BODY = ArticleBodyText(frozenset(), frozenset(), 0)
 
 
@@ -270,10 +268,9 @@ def article_body_text(page: Page, config: CombinerConfig) -> ArticleBodyText:
     for item in page.structured.json_ld:
         body = item.get("articleBody")
         if isinstance(body, str):
-            words = _WORD.findall(body.lower())
+            words = lower_words(body)
             if len(words) >= config.min_article_body_tokens:
-                runs = frozenset(tuple(words[j : j + _RUN]) for j in range(len(words) - _RUN + 1))
-                return ArticleBodyText(frozenset(words), runs, len(words))
+                return ArticleBodyText(frozenset(words), frozenset(word_runs(words)), len(words))
     return _NO_ARTICLE_BODY
 
 

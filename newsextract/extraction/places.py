@@ -44,6 +44,7 @@ import numpy as np
 from lxml import etree
 
 from newsextract.extraction.blocks import Block
+from newsextract.extraction.wording import lower_words, word_runs
 
 #: Shorter texts repeat for reasons other than copying ("Read more", a price, a date).
 MIN_COPY_CHARS = 40
@@ -114,7 +115,7 @@ def _compilations(kept: tuple[int, ...], blocks: Sequence[Block], copies: set[in
     ]
     if not candidates:
         return set()
-    runs = {i: _word_runs(blocks[i].text) for i in kept if i not in copies}
+    runs = {i: set(word_runs(lower_words(blocks[i].text))) for i in kept if i not in copies}
     held = Counter(run for own in runs.values() for run in own)
     found: set[int] = set()
     for index in reversed(candidates):
@@ -124,14 +125,6 @@ def _compilations(kept: tuple[int, ...], blocks: Sequence[Block], copies: set[in
             found.add(index)
             held.subtract(mine)
     return found
-
-
-_WORD = re.compile(r"\w+")
-
-
-def _word_runs(text: str) -> set[tuple[str, ...]]:
-    words = _WORD.findall(text.lower())
-    return {tuple(words[j : j + 4]) for j in range(len(words) - 3)}
 
 
 def with_its_places(

@@ -8,6 +8,8 @@ words and sentences: mean word length and words per sentence.
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
 from newsextract.extraction.features import BlockTable, window_sum
@@ -17,6 +19,21 @@ from newsextract.extraction.stopwords import (
     OWN_COMMON_WORDS_DEFAULT,
     StopWords,
 )
+
+#: Words in a run: long enough that two texts sharing runs share wording, not just words.
+RUN_WORDS = 4
+_WORD = re.compile(r"\w+")
+
+
+def lower_words(text: str) -> list[str]:
+    """The text's words, lower-cased, as copies of a text are compared."""
+    return _WORD.findall(text.lower())
+
+
+def word_runs(words: list[str]) -> list[tuple[str, ...]]:
+    """Every run of :data:`RUN_WORDS` consecutive words, in order, repeats included."""
+    return [tuple(words[j : j + RUN_WORDS]) for j in range(len(words) - RUN_WORDS + 1)]
+
 
 #: Blocks on each side of a block that its window densities read.
 WINDOW_HALF_DEFAULT = 3
