@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 
 import numpy as np
 import pytest
@@ -11,6 +12,7 @@ from hypothesis import strategies as st
 
 from newsextract.exceptions import NotHTMLError
 from newsextract.extraction import Page, extract_article, parse_page
+from newsextract.extraction.blocks import Block
 from newsextract.extraction.classifier import block_evidence
 from newsextract.extraction.combiner import (
     ARTICLE_BODY_CONFIRM_DEFAULT,
@@ -250,25 +252,57 @@ def test_a_reference_passed_in_gives_the_scores_it_would_read() -> None:
     assert not np.array_equal(given, evidence.final)
 
 
-def _teaser_cards(headed: int) -> str:
+def _teaser_cards(headed: int, summary: str = PARAGRAPH[:120], link: bool = True) -> str:
+    def heading(i: int) -> str:
+        return f"<h3><a href='/story/{i}'>Story {i}</a></h3>" if link else f"<h3>Story {i}</h3>"
+
     cards = "".join(
-        f"<li><h3>Story {i}</h3><p>{PARAGRAPH[:120]} ({i})</p></li>"
-        if i < headed
-        else f"<li><p>{PARAGRAPH[:120]} ({i})</p></li>"
-        for i in range(4)
+        f"<li>{heading(i) if i < headed else ''}<p>{summary} ({i})</p></li>" for i in range(4)
     )
     return f"<html><body><ul>{cards}</ul></body></html>"
+
+
+def _kept_where(page: Page, wanted: Callable[[Block], bool]) -> tuple[int, ...]:
+    scores = np.where([wanted(block) for block in page.blocks], 0.9, 0.0)
+    return keep_blocks(page, scores, 0.5, DEFAULT)
 
 
 @pytest.mark.parametrize(("headed", "kept"), [(4, False), (3, False), (2, True)])
 def test_one_teaser_of_an_index_page_is_no_article(headed: int, kept: bool) -> None:
     page = parse_page(_teaser_cards(headed))
-    scores = np.zeros(len(page.blocks))
-    scores[[i for i, block in enumerate(page.blocks) if block.text.endswith("(0)")]] = 0.9
-    assert bool(keep_blocks(page, scores, 0.5, DEFAULT)) is kept
+    assert bool(_kept_where(page, lambda block: block.text.endswith("(0)"))) is kept
 
 
-def test_a_longer_body_in_a_list_of_teasers_is_kept() -> None:
-    page = parse_page(_teaser_cards(4))
-    scores = np.where([block.tag == "p" for block in page.blocks], 0.9, 0.0)
-    assert len(keep_blocks(page, scores, 0.5, DEFAULT)) == 4
+def test_a_few_teasers_and_their_section_headings_are_no_article() -> None:
+    sections = "".join(
+        f"<h2>Section {s}</h2><ul>"
+        + "".join(
+            f"<li><h4><a href='/story/{s}{i}'>Story {s}{i}</a></h4><p>{PARAGRAPH[:90]}</p></li>"
+            for i in range(3)
+        )
+        + "</ul>"
+        for s in range(3)
+    )
+    page = parse_page(f"<html><body>{sections}</body></html>")
+    first_section = [i for i, block in enumerate(page.blocks) if block.tag == "p"][:3]
+    kept = _kept_where(page, lambda block: block.tag == "h2" or block.index in first_section)
+    assert kept == ()
+
+
+def test_summaries_under_linked_headings_are_teasers_two_together() -> None:
+    stories = "".join(
+        f"<div><h2><a href='/story/{i}'>Story {i}</a></h2><p>{PARAGRAPH[:150]}</p></div>"
+        for i in range(3)
+    )
+    page = parse_page(f"<html><body>{stories}</body></html>")
+    summaries = [i for i, block in enumerate(page.blocks) if block.tag == "p"]
+    assert _kept_where(page, lambda block: block.index in summaries[:2]) == ()
+    one_post = _kept_where(page, lambda block: block.index == summaries[0])
+    assert one_post == (summaries[0],)
+
+
+def test_bodies_longer_than_teasers_or_under_plain_headings_are_kept() -> None:
+    longer = parse_page(_teaser_cards(4, summary=PARAGRAPH + PARAGRAPH))
+    assert len(_kept_where(longer, lambda block: block.tag == "p")) == 4
+    coupons = parse_page(_teaser_cards(4, link=False))
+    assert len(_kept_where(coupons, lambda block: block.tag == "p")) == 4
