@@ -73,7 +73,7 @@ MAX_KEPT_LINK_SHARE_DEFAULT = 0.8
 MIN_PROSE_CHARS_DEFAULT = 150
 #: A body of at most this many blocks and fewer characters, but for section headings, each a
 #: teaser is an index page's: an item of a list of teasers (at least TEASER_LIST_MIN_ITEMS
-#: items with a heading each), or a short summary under a heading that links to its story.
+#: items headed by a link), or a short summary under a heading that is all link.
 #: Leave-one-set-out: cleanportaleval +0.0067 (a BBC section page); counting one teaser of at
 #: most two blocks, the page came back with other seeds (four teasers and their section
 #: headings), which this catches (+0.0068 with those models; no other set moved).
@@ -347,6 +347,7 @@ def _in_teaser_list(element: etree._Element) -> bool:
 
 
 def _has_linked_heading(item: etree._Element) -> bool:
+    """Whether the item's first heading holds a link."""
     heading = next(item.iter(*HEADING_TAGS), None)
     return heading is not None and next(heading.iter("a"), None) is not None
 
