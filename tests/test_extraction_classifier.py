@@ -108,6 +108,29 @@ def test_class_names_and_ancestor_tags_become_flags() -> None:
     assert list(x[:, names.index("near_comment")]) == [0, 0, 1]
 
 
+def test_responsive_layouts_and_the_pages_own_classes_are_no_comment_section() -> None:
+    page = parse_page(
+        '<html><body class="single-post has-comments wp-embed-responsive">'
+        '<div class="table-responsive"><p>Story text</p></div>'
+        '<div class="corporate-responsibility"><p>Our pledge</p></div>'
+        '<ol class="commentlist"><li><p>A reader wrote</p></li></ol>'
+        '<div class="responses"><p>Another reader</p></div></body></html>'
+    )
+    table = read_blocks(page)
+    assert list(table.inside("comment")) == [False, False, True, True]
+
+
+def test_the_pages_own_classes_mark_no_noise_and_ad_means_an_advert() -> None:
+    page = parse_page(
+        '<html class="has-sidebar"><body class="cookie-consent-given tweak-header-on">'
+        '<div class="address"><p>12 Harbour Road</p></div>'
+        '<div class="admin-notes advanced"><p>Story text</p></div>'
+        '<div class="ad-slot"><p>Buy now</p></div>'
+        '<div class="adbox"><p>Sale</p></div></body></html>'
+    )
+    assert list(read_blocks(page).inside("negative")) == [False, False, True, True]
+
+
 def test_class_and_id_words_are_judged_word_by_word(monkeypatch: pytest.MonkeyPatch) -> None:
     page = parse_page(
         '<div class="almost-there"><p>one</p></div><div class="most-read"><p>two</p></div>'

@@ -15,6 +15,7 @@ from newsextract.extraction.region import (
     lead_filled,
     prose_paragraphs,
     prose_runs,
+    region_kept,
     without_tail,
 )
 
@@ -59,6 +60,23 @@ def test_a_list_between_kept_paragraphs_is_the_article_but_a_nested_list_is_not(
     assert kept[1:3] == ["Buy a ticket at the pier", "Board ten minutes early"]
     boxed = "<div><ul><li>Most read: the new bridge</li></ul></div>"
     assert len(_kept_after_filling(PARAGRAPH + boxed + PARAGRAPH, (0, 2))) == 2
+
+
+def _kept_beside_an_essay(first: str) -> list[str]:
+    # An essay in one <p> that the classifier left out; only the block above it was kept.
+    essay = " ".join(["The council met on Tuesday and agreed to open the ferry line in May."] * 30)
+    page = parse_page(f"<html><body><p>{first}</p><div><p>{essay}</p></div></body></html>")
+    table = read_blocks(page)
+    texts = [block.text for block in page.blocks]
+    scores = np.array([0.9, 0.3])
+    kept = region_kept((0,), table, np.zeros(2), RegionConfig(), scores, texts)
+    return [texts[i][:10] for i in kept]
+
+
+def test_a_long_paragraph_is_the_article_when_the_body_is_a_title_line() -> None:
+    assert _kept_beside_an_essay("Roads (II)") == ["Roads (II)", "The counci"]
+    post = "I have two invites to give away: drop me a short note on how you help others."
+    assert _kept_beside_an_essay(post) == [post[:10]]
 
 
 def _kept_after_lead(page_html: str, kept_paragraphs: tuple[int, ...]) -> list[str]:

@@ -38,7 +38,7 @@ from newsextract.extraction.metadata import read_metadata
 from newsextract.extraction.notices import without_rights_notices
 from newsextract.extraction.page import Page
 from newsextract.extraction.places import Places, with_its_places, without_copies
-from newsextract.extraction.region import RegionConfig, region_kept
+from newsextract.extraction.region import MIN_BODY_CHARS_DEFAULT, RegionConfig, region_kept
 from newsextract.extraction.result import Article
 from newsextract.extraction.wording import RUN_WORDS, lower_words, word_runs
 
@@ -61,9 +61,6 @@ ARTICLE_BODY_FALLBACK_OVERLAP_DEFAULT = 0.8
 COMMENTS_OUTSIDE_SHARE_DEFAULT = 0.4
 #: ... or at least this many characters: an article above a long discussion.
 COMMENTS_ARTICLE_CHARS_DEFAULT = 400
-#: A body with fewer characters than this is no article. Dragnet has real bodies of 40-80
-#: characters (a photo caption, a one-line post), so the bar is low.
-MIN_BODY_CHARS_DEFAULT = 20
 #: A body whose characters are mostly link text is a list of teasers (an index page), not an
 #: article. On dragnet, 0.5 emptied five real bodies (link shares 0.49-0.64, one of 44,000
 #: characters) and 0.8 only two link-only bodies of about 50 characters.

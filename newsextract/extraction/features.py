@@ -40,13 +40,16 @@ _POSITIVE = re.compile(
     r"|column|permalink|instapaper|^page$"
 )
 _NEGATIVE = re.compile(
-    r"comment|meta|footer|foot|footnote|nav|menu|sidebar|side|sponsor|\bad|ads\b|advert|banner"
+    r"comment|meta|footer|foot|footnote|nav|menu|sidebar|side|sponsor|ads\b|advert|banner"
+    r"|\bad(?!d|min|van|vic|jus|mon|obe|jac|apt|mis|a$)"  # "ad", "adslot", not "address", "admin"
     r"|promo|related|share|social|widget|breadcrumb|\btags?\b|login|subscribe|newsletter|popup"
     r"|masthead|header|copyright|disclaimer|rss|tool|pagination|pager|outbrain|taboola|recommend"
     r"|popular|trending|^most$|signup|register|cookie|modal|teaser|more|extra|byline|author|date"
     r"|caption|credit|photo|gallery|video|label|rating|print|email|button|skip|search|hidden"
 )
-_COMMENT = re.compile(r"comment|disqus|respon|repl(?:y|ies)|discussion")
+#: "responses", not "responsive" (a layout class on every element of some themes) nor
+#: "responsibility"; they had flagged whole pages as comment sections.
+_COMMENT = re.compile(r"comment|disqus|respon(?!si)|repl(?:y|ies)|discussion")
 
 #: Tags that get their own indicator feature; every other block tag shares one.
 OWN_TAGS = (
@@ -477,6 +480,8 @@ def _element_tree(block_elements: Sequence[etree._Element], hidden: Sequence[boo
         for member in reversed(path):
             classes, name = member.get("class"), member.get("id")
             judged, words = _names_of(classes, name) if classes or name else _NO_NAMES
+            if member.tag in _PAGE_TAGS:
+                judged &= ~(_NEGATIVE_BIT | _COMMENT_BIT)
             judged |= get_tag(member.tag, 0)
             parents.append(ident)
             if ident >= 0:
@@ -523,11 +528,17 @@ def _unpack_bits(values: np.ndarray) -> np.ndarray:
 
 
 _NAME_WORD = re.compile(r"[a-z]{2,}")
+#: The flags a class/id word raises (the first three of ``_ELEMENT_FLAG_NAMES``).
+_POSITIVE_BIT, _NEGATIVE_BIT, _COMMENT_BIT = 1, 1 << 1, 1 << 2
 _TAG_BITS = {
     tag: 1 << (3 + k) for k, (_, kind_tags) in enumerate(_ANCESTOR_KINDS) for tag in kind_tags
 }
 _HIDDEN_BIT = 1 << (3 + len(_ANCESTOR_KINDS))
 _NO_NAMES: tuple[int, tuple[str, ...]] = (0, ())
+#: These elements hold the whole page: their classes name its template and settings
+#: (WordPress's "has-comments" and "has-sidebar", a consent tool's "cookie-consent-given"),
+#: never a comment section or a region of noise.
+_PAGE_TAGS = ("html", "body")
 #: Distinct class/id strings remembered across pages (a site repeats its own on every page);
 #: the memo is emptied when full, so memory stays bounded in a long crawl.
 NAME_CACHE_SIZE_DEFAULT = 50_000
@@ -558,9 +569,9 @@ def _word_bits(word: str) -> int:
     bits = _WORD_BITS.get(word)
     if bits is None:
         bits = _WORD_BITS[word] = (
-            (_POSITIVE.search(word) is not None)
-            | (_NEGATIVE.search(word) is not None) << 1
-            | (_COMMENT.search(word) is not None) << 2
+            (_POSITIVE_BIT if _POSITIVE.search(word) else 0)
+            | (_NEGATIVE_BIT if _NEGATIVE.search(word) else 0)
+            | (_COMMENT_BIT if _COMMENT.search(word) else 0)
         )
     return bits
 

@@ -15,13 +15,21 @@ from newsextract.evaluation.gold import Gold
 from newsextract.evaluation.metric import tokens
 from newsextract.exceptions import NewsExtractError
 from newsextract.extraction.classifier import title_blocks
+from newsextract.extraction.combiner import MAX_KEPT_LINK_SHARE_DEFAULT
 from newsextract.extraction.features import BlockTable, read_blocks
 from newsextract.extraction.page import parse_page
 from newsextract.progress import track
-from newsextract.training.labels import BlockLabels, label_blocks, label_snippets
+from newsextract.training.labels import (
+    CONTENT_LABEL_DEFAULT,
+    BlockLabels,
+    label_blocks,
+    label_snippets,
+)
 
 #: Fewer pages than this are read in-process: starting workers would cost more.
 SMALL_JOB_PAGES = 64
+#: A block with at least this share of its characters in links is all link.
+ALL_LINK_SHARE = 0.9
 
 
 @dataclass(frozen=True)
@@ -52,12 +60,26 @@ def load_page(entry: ManifestEntry, dataset: str) -> PageSample | None:
     labels = _labels(texts, gold)
     sizes = np.array([max(len(tokens(t, entry.lang)), 1) for t in texts], dtype=float)
     # The headline is a field of its own, outside the body: no label of it is learned.
-    sizes *= labels.known & (title == 0)
+    sizes *= labels.known & (title == 0) & ~_kept_links(table, labels.label)
     weight = sizes / max(sizes.sum(), 1.0) * len(texts) if texts else sizes
     domain = str(entry.fields.get("site") or entry.fields.get("domain") or entry.id)
     return PageSample(
         dataset, entry.id, entry.lang, domain, table, title, labels.label, weight, texts, gold
     )
+
+
+def _kept_links(table: BlockTable, label: np.ndarray) -> np.ndarray:
+    """Per block: whether it is all link and kept by a gold that is mostly links, as a
+    listing page's gold keeps its items. The combiner calls such a body no article, so those
+    blocks would teach the classifier only to keep lists of links."""
+    kept = label >= CONTENT_LABEL_DEFAULT
+    chars = float(table.chars[kept].sum())
+    if not chars or table.link_chars[kept].sum() <= MAX_KEPT_LINK_SHARE_DEFAULT * chars:
+        return np.zeros(len(label), dtype=bool)
+    all_link: np.ndarray = kept & (
+        table.link_chars >= ALL_LINK_SHARE * np.maximum(table.chars, 1.0)
+    )
+    return all_link
 
 
 def _labels(texts: tuple[str, ...], gold: Gold) -> BlockLabels:
