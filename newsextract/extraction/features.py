@@ -480,7 +480,7 @@ def _element_tree(block_elements: Sequence[etree._Element], hidden: Sequence[boo
         for member in reversed(path):
             classes, name = member.get("class"), member.get("id")
             judged, words = _names_of(classes, name) if classes or name else _NO_NAMES
-            if member.tag in _PAGE_TAGS:
+            if judged and member.tag in _PAGE_TAGS:
                 judged &= ~(_NEGATIVE_BIT | _COMMENT_BIT)
             judged |= get_tag(member.tag, 0)
             parents.append(ident)
