@@ -319,7 +319,7 @@ def test_tokens_of_the_joined_lower_text_are_each_texts_tokens(texts: list[str])
 
 @given(st.text(max_size=30))
 def test_fold_is_the_words_joined_by_single_spaces(text: str) -> None:
-    assert classifier._fold(text) == re.sub(r"\W+", " ", text.lower()).strip()
+    assert classifier.fold_text(text) == re.sub(r"\W+", " ", text.lower()).strip()
 
 
 def test_chains_drop_only_columns_of_padding() -> None:

@@ -259,7 +259,7 @@ def _teaser_cards(headed: int, summary: str = PARAGRAPH[:120], link: bool = True
     cards = "".join(
         f"<li>{heading(i) if i < headed else ''}<p>{summary} ({i})</p></li>" for i in range(4)
     )
-    return f"<html><body><ul>{cards}</ul></body></html>"
+    return f"<html><head><title>Story 0</title></head><body><ul>{cards}</ul></body></html>"
 
 
 def _kept_where(page: Page, wanted: Callable[[Block], bool]) -> tuple[int, ...]:
@@ -289,16 +289,19 @@ def test_a_few_teasers_and_their_section_headings_are_no_article() -> None:
     assert kept == ()
 
 
-def test_summaries_under_linked_headings_are_teasers_two_together() -> None:
+def test_summaries_under_linked_headings_are_teasers_two_together_or_under_another_title() -> None:
     stories = "".join(
         f"<div><h2><a href='/story/{i}'>Story {i}</a></h2><p>{PARAGRAPH[:150]}</p></div>"
         for i in range(3)
     )
-    page = parse_page(f"<html><body>{stories}</body></html>")
+    page = parse_page(
+        f"<html><head><title>Story 0 | Blog</title></head><body>{stories}</body></html>"
+    )
     summaries = [i for i, block in enumerate(page.blocks) if block.tag == "p"]
     assert _kept_where(page, lambda block: block.index in summaries[:2]) == ()
     one_post = _kept_where(page, lambda block: block.index == summaries[0])
-    assert one_post == (summaries[0],)
+    assert one_post == (summaries[0],)  # a short post under its own title's permalink
+    assert _kept_where(page, lambda block: block.index == summaries[1]) == ()
 
 
 def test_bodies_longer_than_teasers_or_under_plain_headings_are_kept() -> None:

@@ -22,10 +22,12 @@ from newsextract.extraction.region import (
 PARAGRAPH = "<p>The council met on Tuesday and agreed to open the new ferry line in May.</p>"
 
 
-def _kept_after_filling(article: str, kept_paragraphs: tuple[int, ...]) -> list[str]:
+def _kept_after_filling(
+    article: str, kept_paragraphs: tuple[int, ...], gap_score: float = 0.2
+) -> list[str]:
     page = parse_page(f"<html><body><article>{article}</article><p>Footer</p></body></html>")
     texts = [block.text for block in page.blocks]
-    scores = np.full(len(texts), 0.2)
+    scores = np.full(len(texts), gap_score)
     scores[list(kept_paragraphs)] = 0.9
     kept = gaps_filled(kept_paragraphs, read_blocks(page), scores, texts, RegionConfig())
     return [texts[i] for i in kept]
@@ -60,6 +62,27 @@ def test_a_list_between_kept_paragraphs_is_the_article_but_a_nested_list_is_not(
     assert kept[1:3] == ["Buy a ticket at the pier", "Board ten minutes early"]
     boxed = "<div><ul><li>Most read: the new bridge</li></ul></div>"
     assert len(_kept_after_filling(PARAGRAPH + boxed + PARAGRAPH, (0, 2))) == 2
+
+
+def test_paragraphs_in_list_items_and_a_sublist_are_the_article() -> None:
+    steps = "<ul><li><p>Buy a ticket at the pier</p></li><li><p>Board early</p></li></ul>"
+    kept = _kept_after_filling(PARAGRAPH + steps + PARAGRAPH, (0, 3))
+    assert kept[1:3] == ["Buy a ticket at the pier", "Board early"]
+    items = (
+        "<ul><li>Buy a ticket at the pier</li>"
+        "<li>Board early<ul><li>Ten minutes before the ferry leaves</li></ul></li>"
+        "<li>Find a seat on the upper deck</li></ul>"
+    )
+    kept = _kept_after_filling(items, (0, 3))
+    assert "Ten minutes before the ferry leaves" in kept
+
+
+def test_a_list_between_kept_paragraphs_is_the_article_however_low_it_scored() -> None:
+    steps = "<ul><li>Buy a ticket at the pier</li><li>Board ten minutes early</li></ul>"
+    kept = _kept_after_filling(PARAGRAPH + steps + PARAGRAPH, (0, 3), gap_score=0.02)
+    assert kept[1:3] == ["Buy a ticket at the pier", "Board ten minutes early"]
+    lines = "<p>Mon 9:00</p><p>Tue 10:00</p>"
+    assert len(_kept_after_filling(PARAGRAPH + lines + PARAGRAPH, (0, 3), gap_score=0.02)) == 2
 
 
 def _kept_beside_an_essay(first: str) -> list[str]:

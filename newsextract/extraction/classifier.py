@@ -268,13 +268,7 @@ def title_blocks(page: Page, table: BlockTable | None = None) -> np.ndarray:
     """
     blocks = page.blocks
     flags = np.zeros(len(blocks))
-    meta = page.structured.meta
-    candidates = {
-        _fold(text)
-        for text in (meta.get("og:title", ""), meta.get("twitter:title", ""), page.structured.title)
-        if text
-    }
-    candidates.discard("")
+    candidates = headline_texts(page)
     longest = max(map(len, candidates), default=0)
     if table is None:
         table = read_blocks(page)
@@ -285,7 +279,7 @@ def title_blocks(page: Page, table: BlockTable | None = None) -> np.ndarray:
         text = blocks[index].text
         folded = folds.get(text)
         if folded is None:
-            folded = folds[text] = _fold(text)
+            folded = folds[text] = fold_text(text)
         if not folded or len(folded) > 300:
             continue
         if (
@@ -297,14 +291,26 @@ def title_blocks(page: Page, table: BlockTable | None = None) -> np.ndarray:
     return flags
 
 
+def headline_texts(page: Page) -> set[str]:
+    """The page's headline as its metadata and ``<title>`` give it, folded."""
+    meta = page.structured.meta
+    candidates = {
+        fold_text(text)
+        for text in (meta.get("og:title", ""), meta.get("twitter:title", ""), page.structured.title)
+        if text
+    }
+    candidates.discard("")
+    return candidates
+
+
 _H1 = OWN_TAGS.index("h1")
 
 
-def _fold(text: str) -> str:
+def fold_text(text: str) -> str:
     """Lower-cased words joined by single spaces (what replacing each run of other characters
     by a space and stripping gives, in two thirds of the time).
 
-    >>> _fold("  The -- Headline: 2017! ")
+    >>> fold_text("  The -- Headline: 2017! ")
     'the headline 2017'
     """
     return " ".join(_WORD_RUN.findall(text.lower()))

@@ -27,7 +27,13 @@ import numpy as np
 from lxml import etree
 
 from newsextract.extraction.blocks import HEADING_TAGS
-from newsextract.extraction.classifier import BlockEvidence, ClassifierModel, block_evidence
+from newsextract.extraction.classifier import (
+    BlockEvidence,
+    ClassifierModel,
+    block_evidence,
+    fold_text,
+    headline_texts,
+)
 from newsextract.extraction.comments import before_comments_heading
 from newsextract.extraction.dialogs import without_dialogs
 from newsextract.extraction.features import BlockTable
@@ -311,8 +317,9 @@ def _has_prose(page: Page, kept: tuple[int, ...]) -> bool:
 
 def only_teasers(page: Page, kept: tuple[int, ...]) -> bool:
     """Whether the few kept blocks, but for section headings, are teasers: what an index
-    page's most article-like blocks look like. Teasers under linked headings count only two
-    or more together: one alone may be a short post under its title's permalink."""
+    page's most article-like blocks look like. One summary alone under a linked heading is a
+    teaser only when the heading is not the page's headline: a short post stands under its
+    title's permalink, an index page's lone teaser under another story's headline."""
     teasers = [i for i in kept if page.blocks[i].tag not in HEADING_TAGS]
     if not 0 < len(teasers) <= TEASER_MAX_BLOCKS_DEFAULT or any(
         len(page.blocks[i].text) >= TEASER_SUMMARY_MAX_CHARS for i in teasers
@@ -322,7 +329,11 @@ def only_teasers(page: Page, kept: tuple[int, ...]) -> bool:
     pairs = zip(teasers, listed, strict=True)
     if not all(inside or _under_linked_heading(page, i) for i, inside in pairs):
         return False
-    return any(listed) or len(teasers) >= 2
+    if any(listed) or len(teasers) >= 2:
+        return True
+    # Any part of the title, however short: a match by chance keeps the body, as before.
+    heading = fold_text(page.blocks[teasers[0] - 1].text)
+    return not heading or not any(heading in title for title in headline_texts(page))
 
 
 def _under_linked_heading(page: Page, index: int) -> bool:

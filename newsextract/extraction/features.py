@@ -124,6 +124,14 @@ class BlockTable:
         flags: np.ndarray = self.element_any[self.ancestors[:, 0], column] > 0
         return flags
 
+    def ancestors_with(self, flag: str, levels: int) -> np.ndarray:
+        """Per block: how many of the ``levels`` elements above its own have the flag
+        themselves (a ``<p>`` in a list item in a list has two with "list")."""
+        column = _ELEMENT_FLAG_NAMES.index(flag)
+        above = self.ancestors[:, 1 : levels + 1]
+        counts: np.ndarray = ((above >= 0) & (self.element_flags[above, column] > 0)).sum(axis=1)
+        return counts
+
     @cached_property
     def word_ids(self) -> tuple[np.ndarray, tuple[str, ...]]:
         """Each token's number among the page's distinct words, and those words in the order

@@ -74,8 +74,15 @@ GAP_MAX_LINK_DENSITY_DEFAULT = 0.3
 #: nothing more. Filling the stretch after the last kept block too (inside the container, a
 #: mean score of at least 0.3): chinese_wced +0.002, wcxb_dev and cleaneval +0.001, both
 #: msv sets -0.0002; at 0.1, msv and trafilatura_eval_dev lost 0.001-0.002: not taken.
-GAP_DEEPER_TAGS = ("li",)
-_DEEPER_TAG_INDEXES = [OWN_TAGS.index(tag) for tag in GAP_DEEPER_TAGS]
+#: In general a block may sit one level deeper for each list element among its parent and
+#: grandparent: a paragraph in an item (WordPress's block editor writes ``<li><p>``) or an
+#: item of a sublist sits two deeper; an item of a list boxed in a ``<div>`` still one.
+GAP_LIST_LEVELS = 2
+_LIST_ITEM_TAGS = [OWN_TAGS.index("li")]
+#: A gap whose characters are at least this share list items (``<li>``, or a block whose
+#: parent is a list element) is filled whatever its score: an enumeration between two kept
+#: paragraphs is the article's, though its short items read as a menu to the classifier.
+GAP_MIN_LIST_SHARE_DEFAULT = 0.5
 #: Kept blocks after the article's main run, outside its container, are a detached tail when
 #: more than this many blocks lie between them and the article's last kept block ...
 TAIL_MIN_DISTANCE_DEFAULT = 15
@@ -103,6 +110,7 @@ class RegionConfig:
     gap_max_blocks: int = GAP_MAX_BLOCKS_DEFAULT
     gap_min_score: float = GAP_MIN_SCORE_DEFAULT
     gap_max_link_density: float = GAP_MAX_LINK_DENSITY_DEFAULT
+    gap_min_list_share: float = GAP_MIN_LIST_SHARE_DEFAULT
     fill_runs: bool = True  # keep the rest of a run the body mostly holds
     rescue: bool = True  # keep the longest run when the body missed it
     fill_gaps: bool = True  # keep the short gaps between kept blocks in the article's container
@@ -320,11 +328,12 @@ def gaps_filled(
     container: not link lists, repeated labels, comments or hidden text, and no deeper in
     the tree than the kept blocks on either side (a list item one level deeper)."""
     chosen = np.array(kept)
+    items = list_items(table)
     gaps = [
         (before, after)
         for before, after in zip(chosen[:-1].tolist(), chosen[1:].tolist(), strict=True)
         if 1 < after - before <= config.gap_max_blocks + 1
-        and _mean_score(scores, table.chars, np.arange(before + 1, after)) >= config.gap_min_score
+        and _worth_filling(table, scores, items, np.arange(before + 1, after), config)
     ]
     root = article_container(chosen, table, config.container_share) if gaps else -1
     if root < 0:
@@ -341,14 +350,34 @@ def gaps_filled(
     return tuple(sorted({*kept, *inside[fillable].tolist()}))
 
 
+def _worth_filling(
+    table: BlockTable,
+    scores: np.ndarray,
+    items: np.ndarray,
+    gap: np.ndarray,
+    config: RegionConfig,
+) -> bool:
+    """Whether a gap between two kept blocks scores high enough, or is mostly a list."""
+    if _mean_score(scores, table.chars, gap) >= config.gap_min_score:
+        return True
+    weights = np.maximum(table.chars[gap], 1.0)
+    return float(weights[items[gap]].sum()) >= config.gap_min_list_share * float(weights.sum())
+
+
+def list_items(table: BlockTable) -> np.ndarray:
+    """Per block: whether it is a list item, or a block whose parent is a list element."""
+    items: np.ndarray = np.isin(table.tags, _LIST_ITEM_TAGS) | (table.ancestors_with("list", 1) > 0)
+    return items
+
+
 def _fillable(
     table: BlockTable, texts: list[str], blocks: np.ndarray, root: int, limit: np.ndarray | int
 ) -> np.ndarray:
     """Per block of ``blocks``: whether it may join the article, under ``root`` and no deeper
-    than ``limit`` (a list item one level deeper: its list is the extra level), and neither a
-    repeated label, a comment nor hidden text."""
+    than ``limit`` (one level deeper for each list element among its parent and grandparent),
+    and neither a repeated label, a comment nor hidden text."""
     chains = table.chains()
-    deeper = np.isin(table.tags[blocks], _DEEPER_TAG_INDEXES)
+    deeper = table.ancestors_with("list", GAP_LIST_LEVELS)[blocks]
     fillable: np.ndarray = (
         (chains[blocks] == root).any(axis=1)
         & (_depths(chains, blocks) <= limit + deeper)
