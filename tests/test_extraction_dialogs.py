@@ -4,9 +4,10 @@ keeps its article."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
-from newsextract.extraction import extract_article, parse_page
+from newsextract.extraction import combiner, extract_article, parse_page
 from newsextract.extraction.dialogs import CONSENT, DIALOG, dialog_kinds
 
 ARTICLE = (
@@ -68,3 +69,16 @@ def test_dialog_kinds() -> None:
     kind = dialog_kinds()
     kinds = {p.get("id"): kind(p) for p in root.iter("p")}
     assert kinds == {"a": CONSENT, "b": DIALOG, "c": 0}
+
+
+def test_a_forums_posts_outweigh_no_consent_banner(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Posts sit in containers named for comments; they are the page's content unless the
+    text outside them outweighs them. A consent banner's prose, left out anyway, must not."""
+    posts = "".join(f"<div class='comment'>{post}</p></div>" for post in ARTICLE.split("</p>")[:3])
+    banner = f"<div id='onetrust-consent-sdk'>{PRIVACY}{PRIVACY}</div>"
+    html = f"<html><body><div class='comments'>{posts}</div>{banner}</body></html>"
+    everything = lambda page, *rest: np.full(len(page.blocks), 0.9)  # noqa: E731
+    monkeypatch.setattr(combiner, "combined_scores", everything)
+    body = _body(html)
+    assert "eleven weeks" in body
+    assert "legitimate interest" not in body

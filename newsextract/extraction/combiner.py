@@ -142,10 +142,10 @@ def scored_article(page: Page, config: CombinerConfig = DEFAULT) -> ScoredArticl
     )
     places = Places()
     kept = with_its_places(kept, page.blocks, scores, places)
+    kept = without_dialogs(kept, page)  # first: a banner's prose must not outweigh a forum's posts
     if config.drop_comments:
         kept = without_comments(kept, evidence.table)
         kept = before_comments_heading(kept, page)
-    kept = without_dialogs(kept, page)
     kept = article_or_nothing(page, kept, config)
     kept, main_region = _or_main_region(page, kept, scores, config)
     kept = without_copies(kept, page.blocks, places)
