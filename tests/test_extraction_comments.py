@@ -7,9 +7,10 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 import pytest
 
-from newsextract.extraction import extract_article, parse_page
+from newsextract.extraction import combiner, extract_article, parse_page
 from newsextract.extraction.comments import (
     MAX_HEADINGS,
     MIN_ARTICLE_CHARS,
@@ -122,3 +123,21 @@ def test_a_question_declared_in_microdata_keeps_its_answers() -> None:
 def test_the_article_comes_out_without_the_comments_under_their_heading() -> None:
     article = extract_article(parse_page(_page("<h2>Comments</h2>").encode()))
     assert article.body.splitlines() == ARTICLE
+
+
+def _thread(head: str) -> str:
+    post = "".join(f"<p>{text}</p>" for text in ARTICLE)
+    replies = "".join(f"<div class='comment'><p>{text}</p></div>" for text in COMMENTS[::2])
+    return f"<html><head>{head}</head><body><div>{post}</div>{replies}</body></html>"
+
+
+def test_a_declared_thread_keeps_the_replies_in_its_comment_containers(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    everything = lambda page, *rest: np.full(len(page.blocks), 0.9)  # noqa: E731
+    monkeypatch.setattr(combiner, "combined_scores", everything)
+    forum = '<script type="application/ld+json">{"@type": "DiscussionForumPosting"}</script>'
+    thread = extract_article(parse_page(_thread(forum).encode())).body.splitlines()
+    assert thread == [*ARTICLE, *COMMENTS[::2]]
+    blog = extract_article(parse_page(_thread("").encode())).body.splitlines()
+    assert blog == ARTICLE

@@ -34,7 +34,7 @@ from newsextract.extraction.classifier import (
     fold_text,
     headline_texts,
 )
-from newsextract.extraction.comments import before_comments_heading
+from newsextract.extraction.comments import before_comments_heading, is_discussion
 from newsextract.extraction.dialogs import without_dialogs
 from newsextract.extraction.features import BlockTable
 from newsextract.extraction.headline import without_headline
@@ -144,7 +144,7 @@ def scored_article(page: Page, config: CombinerConfig = DEFAULT) -> ScoredArticl
     kept = with_its_places(kept, page.blocks, scores, places)
     kept = without_dialogs(kept, page)  # first: a banner's prose must not outweigh a forum's posts
     if config.drop_comments:
-        kept = without_comments(kept, evidence.table)
+        kept = without_comments(kept, evidence.table, page)
         kept = before_comments_heading(kept, page)
     kept = article_or_nothing(page, kept, config)
     kept, main_region = _or_main_region(page, kept, scores, config)
@@ -189,11 +189,12 @@ def _method(main_region: bool, json_ld: bool) -> str:
     return "single:classifier+json-ld" if json_ld else "single:classifier"
 
 
-def without_comments(kept: tuple[int, ...], table: BlockTable) -> tuple[int, ...]:
+def without_comments(kept: tuple[int, ...], table: BlockTable, page: Page) -> tuple[int, ...]:
     """The kept blocks less those in a comment section (a container named comment, reply,
-    discussion ...), unless that is where most of the kept text is: a forum's posts, or a
-    page whose every container has such a name."""
-    if not kept:
+    discussion ...), unless that is where most of the kept text is (a forum's posts, or a
+    page whose every container has such a name) or the page declares itself a forum thread
+    or a question: its replies are its content."""
+    if not kept or is_discussion(page):
         return kept
     inside = table.inside("comment")
     chosen = np.array(kept)
