@@ -194,15 +194,17 @@ def without_comments(kept: tuple[int, ...], table: BlockTable, page: Page) -> tu
     discussion ...), unless that is where most of the kept text is (a forum's posts, or a
     page whose every container has such a name) or the page declares itself a forum thread
     or a question: its replies are its content."""
-    if not kept or is_discussion(page):
+    if not kept:
         return kept
-    inside = table.inside("comment")
     chosen = np.array(kept)
-    outside_chars = float(table.chars[chosen[~inside[chosen]]].sum())
+    inside = table.inside("comment")[chosen]
+    outside_chars = float(table.chars[chosen[~inside]].sum())
     share = COMMENTS_OUTSIDE_SHARE_DEFAULT * float(table.chars[chosen].sum())
-    if outside_chars < min(share, COMMENTS_ARTICLE_CHARS_DEFAULT):
+    if outside_chars < min(share, COMMENTS_ARTICLE_CHARS_DEFAULT) or not inside.any():
         return kept
-    return tuple(int(i) for i in chosen[~inside[chosen]])
+    if is_discussion(page):  # read last: it searches the whole tree
+        return kept
+    return tuple(int(i) for i in chosen[~inside])
 
 
 def keep_threshold(config: CombinerConfig) -> float:

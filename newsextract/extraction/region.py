@@ -8,12 +8,12 @@ it (not those after them: comments follow an article as a run of prose too); whe
 holds almost nothing of the page's longest run, that run is the article. Whatever the
 classifier scores, a long run of prose never comes out empty, nor does a page whose whole
 text is one long paragraph. Last, the article's container (the smallest element that holds
-most of the body) decides the short gaps between kept blocks: a table, a list or a
-subheading between two kept paragraphs, at their depth in the tree, is the article's; a
-gallery, a caption box, a related-links list or a repeated label is not. The headline opens
-the article: the prose between it and the first kept block is the lead. What the body holds
-far after the article, outside the container of its main run of prose and scored low, is
-another page's teasers: a "most popular" box, a popover's terms.
+most of the body) decides the short gaps between kept blocks: a table, a list (however low its
+short items scored) or a subheading between two kept paragraphs, at their depth in the tree, is
+the article's; a gallery, a caption box, a related-links list or a repeated label is not. The
+headline opens the article: the prose between it and the first kept block is the lead. What
+the body holds far after the article, outside the container of its main run of prose and
+scored low, is another page's teasers: a "most popular" box, a popover's terms.
 """
 
 from __future__ import annotations
@@ -326,7 +326,8 @@ def gaps_filled(
 ) -> tuple[int, ...]:
     """The kept blocks and the blocks of the short gaps between them inside the article's
     container: not link lists, repeated labels, comments or hidden text, and no deeper in
-    the tree than the kept blocks on either side (a list item one level deeper)."""
+    the tree than the kept blocks on either side (a level deeper for each list element above
+    a block). A gap counts when its blocks score high enough or are mostly list items."""
     chosen = np.array(kept)
     items = list_items(table)
     gaps = [
