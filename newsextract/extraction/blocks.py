@@ -71,6 +71,9 @@ BLOCK_TAGS = frozenset(
     ]
 )
 HEADING_TAGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
+#: The elements that hold the whole page: their class and id name its template and settings
+#: (WordPress's "has-comments", a consent tool's "cookie-consent-given"), never a region of it.
+PAGE_TAGS = frozenset({"html", "body"})
 # Where a <br> stood: a Unicode noncharacter, so that it is no space to str.split() and
 # never a character of real text.
 _LINE_BREAK = "\ufdd0"

@@ -20,6 +20,7 @@ import re
 from lxml import etree
 
 from newsextract.extraction.ancestry import Inherited
+from newsextract.extraction.blocks import PAGE_TAGS
 from newsextract.extraction.page import Page
 
 _CONSENT = re.compile(
@@ -31,7 +32,6 @@ _CONSENT = re.compile(
 CONSENT = 1
 DIALOG = 2
 _DIALOG_ROLES = frozenset({"dialog", "alertdialog"})
-_PAGE_ELEMENTS = frozenset({"body", "html"})
 #: Class and id text read for a consent platform's name (a body's class list can be long).
 _NAME_CHARS = 200
 
@@ -46,7 +46,7 @@ def dialog_kinds() -> Inherited:
     """For one page: CONSENT when an element lies in a consent banner, DIALOG in another
     modal dialog, else 0. The page's ``<body>`` and ``<html>`` are never either: some sites
     name the body after their consent state."""
-    return Inherited(_own_kind, _PAGE_ELEMENTS)
+    return Inherited(_own_kind, PAGE_TAGS)
 
 
 def _own_kind(element: etree._Element) -> int:

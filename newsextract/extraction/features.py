@@ -19,6 +19,7 @@ from operator import attrgetter
 import numpy as np
 from lxml import etree
 
+from newsextract.extraction.blocks import PAGE_TAGS
 from newsextract.extraction.page import Page
 
 #: How many enclosing elements of a block are looked at; bounds work on deeply nested pages.
@@ -124,11 +125,11 @@ class BlockTable:
         flags: np.ndarray = self.element_any[self.ancestors[:, 0], column] > 0
         return flags
 
-    def ancestors_with(self, flag: str, levels: int) -> np.ndarray:
-        """Per block: how many of the ``levels`` elements above its own have the flag
-        themselves (a ``<p>`` in a list item in a list has two with "list")."""
+    def ancestors_with(self, flag: str, levels: int, blocks: np.ndarray) -> np.ndarray:
+        """Per block of ``blocks``: how many of the ``levels`` elements above its own have the
+        flag themselves (a ``<p>`` in a list item in a list has two with "list")."""
         column = _ELEMENT_FLAG_NAMES.index(flag)
-        above = self.ancestors[:, 1 : levels + 1]
+        above = self.ancestors[blocks, 1 : levels + 1]
         counts: np.ndarray = ((above >= 0) & (self.element_flags[above, column] > 0)).sum(axis=1)
         return counts
 
@@ -488,7 +489,7 @@ def _element_tree(block_elements: Sequence[etree._Element], hidden: Sequence[boo
         for member in reversed(path):
             classes, name = member.get("class"), member.get("id")
             judged, words = _names_of(classes, name) if classes or name else _NO_NAMES
-            if judged and member.tag in _PAGE_TAGS:
+            if judged and member.tag in PAGE_TAGS:  # never a comment section nor noise
                 judged &= ~(_NEGATIVE_BIT | _COMMENT_BIT)
             judged |= get_tag(member.tag, 0)
             parents.append(ident)
@@ -543,10 +544,6 @@ _TAG_BITS = {
 }
 _HIDDEN_BIT = 1 << (3 + len(_ANCESTOR_KINDS))
 _NO_NAMES: tuple[int, tuple[str, ...]] = (0, ())
-#: These elements hold the whole page: their classes name its template and settings
-#: (WordPress's "has-comments" and "has-sidebar", a consent tool's "cookie-consent-given"),
-#: never a comment section or a region of noise.
-_PAGE_TAGS = ("html", "body")
 #: Distinct class/id strings remembered across pages (a site repeats its own on every page);
 #: the memo is emptied when full, so memory stays bounded in a long crawl.
 NAME_CACHE_SIZE_DEFAULT = 50_000

@@ -331,12 +331,11 @@ def gaps_filled(
     the tree than the kept blocks on either side (a level deeper for each list element above
     a block). A gap counts when its blocks score high enough or are mostly list items."""
     chosen = np.array(kept)
-    items = list_items(table)
     gaps = [
         (before, after)
         for before, after in zip(chosen[:-1].tolist(), chosen[1:].tolist(), strict=True)
         if 1 < after - before <= config.gap_max_blocks + 1
-        and _worth_filling(table, scores, items, np.arange(before + 1, after), config)
+        and _worth_filling(table, scores, np.arange(before + 1, after), config)
     ]
     root = article_container(chosen, table, config.container_share) if gaps else -1
     if root < 0:
@@ -354,22 +353,21 @@ def gaps_filled(
 
 
 def _worth_filling(
-    table: BlockTable,
-    scores: np.ndarray,
-    items: np.ndarray,
-    gap: np.ndarray,
-    config: RegionConfig,
+    table: BlockTable, scores: np.ndarray, gap: np.ndarray, config: RegionConfig
 ) -> bool:
     """Whether a gap between two kept blocks scores high enough, or is mostly a list."""
     if _mean_score(scores, table.chars, gap) >= config.gap_min_score:
         return True
     weights = np.maximum(table.chars[gap], 1.0)
-    return float(weights[items[gap]].sum()) >= config.gap_min_list_share * float(weights.sum())
+    items = _list_items(table, gap)
+    return float(weights[items].sum()) >= config.gap_min_list_share * float(weights.sum())
 
 
-def list_items(table: BlockTable) -> np.ndarray:
-    """Per block: whether it is a list item, or a block whose parent is a list element."""
-    items: np.ndarray = np.isin(table.tags, _LIST_ITEM_TAGS) | (table.ancestors_with("list", 1) > 0)
+def _list_items(table: BlockTable, blocks: np.ndarray) -> np.ndarray:
+    """Per block of ``blocks``: whether it is a list item, or its parent a list element."""
+    items: np.ndarray = np.isin(table.tags[blocks], _LIST_ITEM_TAGS) | (
+        table.ancestors_with("list", 1, blocks) > 0
+    )
     return items
 
 
@@ -380,7 +378,7 @@ def _fillable(
     than ``limit`` (one level deeper for each list element among the elements above it),
     and neither a repeated label, a comment nor hidden text."""
     chains = table.chains()
-    deeper = table.ancestors_with("list", GAP_LIST_LEVELS)[blocks]
+    deeper = table.ancestors_with("list", GAP_LIST_LEVELS, blocks)
     fillable: np.ndarray = (
         (chains[blocks] == root).any(axis=1)
         & (_depths(chains, blocks) <= limit + deeper)
