@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from newsextract.exceptions import NotHTMLError
-from newsextract.extraction import Page, extract_article, parse_page
+from newsextract.extraction import Page, combiner, extract_article, parse_page
 from newsextract.extraction.blocks import Block
 from newsextract.extraction.classifier import block_evidence
 from newsextract.extraction.combiner import (
@@ -309,3 +309,26 @@ def test_bodies_longer_than_teasers_or_under_plain_headings_are_kept() -> None:
     assert len(_kept_where(longer, lambda block: block.tag == "p")) == 4
     coupons = parse_page(_teaser_cards(4, link=False))
     assert len(_kept_where(coupons, lambda block: block.tag == "p")) == 4
+
+
+def _sidebar_page(main: str, aside: str) -> str:
+    return f"<html><body><main>{main}</main><aside id='sidebar'>{aside}</aside></body></html>"
+
+
+def test_a_sidebars_teasers_are_not_the_article_beside_them(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """However article-like the classifier finds them, an aside's summaries stay out when the
+    article is elsewhere; a page whose only text is in an aside keeps it."""
+    paragraphs = lambda page, *rest: np.array([b.tag == "p" for b in page.blocks], float)  # noqa: E731
+    monkeypatch.setattr(combiner, "combined_scores", paragraphs)
+    article = "<h1>Ferry resumes</h1>" + "".join(f"<p>{PARAGRAPH} ({i})</p>" for i in range(2))
+    teasers = "<h2>Most read</h2>" + "".join(
+        f"<h3><a href='/story/{i}'>Another story {i}</a></h3><p>Teaser {i}: {PARAGRAPH}</p>"
+        for i in range(3)
+    )
+    body = extract_article(parse_page(_sidebar_page(article, teasers))).body
+    assert "Ferry services" in body
+    assert "Teaser" not in body
+    alone = extract_article(parse_page(_sidebar_page("<h1>Ferry resumes</h1>", article))).body
+    assert alone.count("Ferry services") == 2
