@@ -141,3 +141,18 @@ def test_a_declared_thread_keeps_the_replies_in_its_comment_containers(
     assert thread == [*ARTICLE, *COMMENTS[::2]]
     blog = extract_article(parse_page(_thread("").encode())).body.splitlines()
     assert blog == ARTICLE
+
+
+@pytest.mark.parametrize(("post_holder", "comments_kept"), [("article", False), ("div", True)])
+def test_a_short_post_in_an_article_leaves_out_the_longer_comments_below_it(
+    monkeypatch: pytest.MonkeyPatch, post_holder: str, comments_kept: bool
+) -> None:
+    """The comments outweigh the post, as a forum's posts outweigh its heading; only an
+    ``<article>`` holding the post, and none of the comments, tells an article apart."""
+    everything = lambda page, *rest: np.full(len(page.blocks), 0.9)  # noqa: E731
+    monkeypatch.setattr(combiner, "combined_scores", everything)
+    post = f"<{post_holder}><p>{ARTICLE[0]}</p></{post_holder}>"
+    replies = "".join(f"<div class='comment'><p>{text}</p></div>" for text in COMMENTS[::2] * 2)
+    body = extract_article(parse_page(f"<html><body>{post}{replies}</body></html>".encode())).body
+    assert body.startswith(ARTICLE[0])
+    assert (COMMENTS[0] in body) is comments_kept

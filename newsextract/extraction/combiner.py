@@ -194,18 +194,30 @@ def without_comments(kept: tuple[int, ...], table: BlockTable, page: Page) -> tu
     """The kept blocks less those in a comment section (a container named comment, reply,
     discussion ...), unless that is where most of the kept text is (a forum's posts, or a
     page whose every container has such a name) or the page declares itself a forum thread
-    or a question: its replies are its content."""
+    or a question: its replies are its content. A short post in an ``<article>`` with its
+    comments outside it is an article with comments, however many they are."""
     if not kept:
         return kept
     chosen = np.array(kept)
     inside = table.inside("comment")[chosen]
+    if not inside.any():
+        return kept
     outside_chars = float(table.chars[chosen[~inside]].sum())
     share = COMMENTS_OUTSIDE_SHARE_DEFAULT * float(table.chars[chosen].sum())
-    if outside_chars < min(share, COMMENTS_ARTICLE_CHARS_DEFAULT) or not inside.any():
+    if outside_chars < min(share, COMMENTS_ARTICLE_CHARS_DEFAULT) and not (
+        outside_chars >= MIN_PROSE_CHARS_DEFAULT and _article_apart(table, chosen, inside)
+    ):
         return kept
     if is_discussion(page):  # read last: it searches the whole tree
         return kept
     return tuple(int(i) for i in chosen[~inside])
+
+
+def _article_apart(table: BlockTable, chosen: np.ndarray, inside: np.ndarray) -> bool:
+    """Whether the kept blocks outside comment sections are all in an ``<article>`` (or
+    ``<main>``) and those inside them in none."""
+    article = table.inside("article")[chosen]
+    return bool(article[~inside].all() and not article[inside].any())
 
 
 def without_asides(kept: tuple[int, ...], table: BlockTable) -> tuple[int, ...]:
