@@ -332,3 +332,20 @@ def test_a_sidebars_teasers_are_not_the_article_beside_them(
     assert "Teaser" not in body
     alone = extract_article(parse_page(_sidebar_page("<h1>Ferry resumes</h1>", article))).body
     assert alone.count("Ferry services") == 2
+
+
+def test_a_hidden_popup_after_the_article_is_not_its_text(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Hidden text after the article and outside its container leaves the body; a hidden tab
+    inside the article stays, and so does hidden text that outweighs what is shown."""
+    paragraphs = lambda page, *rest: np.array([b.tag == "p" for b in page.blocks], float)  # noqa: E731
+    monkeypatch.setattr(combiner, "combined_scores", paragraphs)
+    tab = f"<div style='display:none'><p>Tab: {PARAGRAPH}</p></div>"
+    popup = f"<div style='display:none'><p>Popup: {PARAGRAPH}</p></div>"
+
+    def body(shown: int) -> str:
+        article = "".join(f"<p>{PARAGRAPH} ({i})</p>" for i in range(shown))
+        html = f"<html><body><div class='post'>{article}{tab}</div>{popup}</body></html>"
+        return extract_article(parse_page(html)).body
+
+    assert "Popup:" not in body(3) and "Tab:" in body(3)
+    assert "Popup:" in body(1)  # the hidden text is as long as the shown: a tab's, maybe
