@@ -8,6 +8,7 @@ import pytest
 from newsextract.extraction import extract_article, parse_page
 from newsextract.extraction.notices import (
     NOTICE_MAX_WORDS,
+    USE_NOTICE_MAX_WORDS,
     is_rights_notice,
     without_rights_notices,
 )
@@ -29,6 +30,7 @@ ARTICLE = [
         "Alle Rechte vorbehalten.",
         "Tous droits réservés © Le Journal",
         "版权所有 © 2026 新闻网",
+        "For personal non-commercial use only.",
     ],
 )
 def test_a_rights_notice_is_left_out(text: str) -> None:
@@ -53,3 +55,15 @@ def test_the_article_comes_out_without_the_notice_among_its_paragraphs() -> None
     notice = "<p>Copyright 2026 Harbour Gazette. All Rights Reserved</p>"
     html = f"<html><body><article>{first}{notice}{second}</article></body></html>"
     assert extract_article(parse_page(html.encode())).body.splitlines() == ARTICLE
+
+
+def test_a_notice_of_the_terms_of_use_is_left_out_though_longer() -> None:
+    text = (
+        "This copy is for your personal, non-commercial use only. Distribution and use of this "
+        "material are governed by our Subscriber Agreement and by copyright law. For "
+        "non-personal use or to order multiple copies, please contact Dow Jones Reprints at "
+        "1-800-843-0008 or visit www.djreprints.com."
+    )
+    assert NOTICE_MAX_WORDS < len(text.split()) <= USE_NOTICE_MAX_WORDS
+    assert is_rights_notice(text, len(text.split()))
+    assert not is_rights_notice(text, USE_NOTICE_MAX_WORDS + 1)

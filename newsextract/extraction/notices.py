@@ -24,6 +24,12 @@ _NOTICE = re.compile(
     r"|wszelkie prawa zastrzeżone|版权所有|版權所有|著作権|無断転載",
     re.I,
 )
+#: A notice of the terms of use ("This copy is for your personal, non-commercial use only.
+#: Distribution and use of this material are governed by ...", Dow Jones's on every reprint)
+#: also says whom to ask for more: up to this many words. Leave-one-set-out: dragnet +0.0007
+#: and +0.0005 (seeds 1/2 and 11/12: seven pages of the 15 that print it), no other page moved.
+USE_NOTICE_MAX_WORDS = 60
+_USE_NOTICE = re.compile(r"for (?:your )?personal,? non-?commercial use", re.I)
 
 
 def without_rights_notices(
@@ -40,5 +46,9 @@ def is_rights_notice(text: str, words: float) -> bool:
     True
     >>> is_rights_notice("The court ruled on the copyright of the photograph.", 9)
     False
+    >>> is_rights_notice("This copy is for your personal, non-commercial use only.", 9)
+    True
     """
-    return words <= NOTICE_MAX_WORDS and _NOTICE.search(text) is not None
+    if words <= NOTICE_MAX_WORDS and _NOTICE.search(text) is not None:
+        return True
+    return words <= USE_NOTICE_MAX_WORDS and _USE_NOTICE.search(text) is not None
