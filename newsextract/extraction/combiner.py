@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from lxml import etree
 
-from newsextract.extraction.blocks import HEADING_TAGS
+from newsextract.extraction.blocks import HEADING_TAGS, PAGE_TAGS
 from newsextract.extraction.classifier import (
     BlockEvidence,
     ClassifierModel,
@@ -143,7 +143,7 @@ def scored_article(page: Page, config: CombinerConfig = DEFAULT) -> ScoredArticl
     kept = tuple(np.flatnonzero(scores >= threshold).tolist())
     texts = [block.text for block in page.blocks]
     # First: the region rules then start without them.
-    kept = without_asides(kept, evidence.table)
+    kept = without_asides(kept, evidence.table, page)
     kept = without_hidden_tail(kept, evidence.table, config.region.container_share)
     kept = region_kept(
         kept, evidence.table, evidence.common_words, config.region, scores, texts, evidence.title
@@ -227,10 +227,10 @@ def _article_apart(table: BlockTable, chosen: np.ndarray, inside: np.ndarray) ->
     return bool(article[~inside].all() and not article[inside].any())
 
 
-def without_asides(kept: tuple[int, ...], table: BlockTable) -> tuple[int, ...]:
-    """The kept blocks less those in an ``<aside>``, when the rest holds a paragraph's worth
-    of text: a sidebar's teasers, however much they read like an article, are not the article
-    beside them. An article all in asides keeps them.
+def without_asides(kept: tuple[int, ...], table: BlockTable, page: Page) -> tuple[int, ...]:
+    """The kept blocks less those in an ``<aside>`` or a container named as a sidebar, when
+    the rest holds a paragraph's worth of text: a sidebar's teasers, however much they read
+    like an article, are not the article beside them. An article all in asides keeps them.
 
     Left out (seeds 1/2 and 11/12): dragnet +0.0006 and +0.0005, msv_chaos +0.0002 and
     +0.0003, trafilatura_eval_dev +0.0007 each, wcxb_dev +0.0002; a magazine page whose gold
@@ -238,10 +238,48 @@ def without_asides(kept: tuple[int, ...], table: BlockTable) -> tuple[int, ...]:
     if not kept:
         return kept
     chosen = np.array(kept)
-    aside = table.inside("aside")[chosen]
+    aside = table.inside("aside")[chosen] | _in_sidebars(page, kept)
     if not aside.any() or float(table.chars[chosen[~aside]].sum()) < MIN_PROSE_CHARS_DEFAULT:
         return kept
     return tuple(int(i) for i in chosen[~aside])
+
+
+#: A class or id token that names a sidebar: "sidebar", maybe with a side, a number or a part
+#: ("right-sidebar", "sidebar1", "sidebar-wrapper"). A layout's modifiers that only mention
+#: one ("p-body-main--withSidebar", "n-sidebar-left", "sidebar-enabled--false") name none.
+_SIDEBAR_NAME = re.compile(
+    r"(?:(?:left|right|primary|secondary)[-_]?)?sidebar"
+    r"(?:[-_]?(?:\d+|left|right|wrapper|inner|container|widgets?))?",
+    re.I,
+)
+
+
+def _in_sidebars(page: Page, blocks: tuple[int, ...]) -> np.ndarray:
+    """Per block of ``blocks``: whether its element or one above it is named as a sidebar
+    (not ``<html>`` nor ``<body>``, whose names are the page's layout). Each element is
+    judged once."""
+    judged: dict[etree._Element, bool] = {}
+    return np.array([_in_sidebar(page.blocks[i].element, judged) for i in blocks], dtype=bool)
+
+
+def _in_sidebar(element: etree._Element, judged: dict[etree._Element, bool]) -> bool:
+    path: list[etree._Element] = []
+    current: etree._Element | None = element
+    verdict = False
+    while current is not None and current.tag not in PAGE_TAGS:
+        known = judged.get(current)
+        if known is not None:
+            verdict = known
+            break
+        path.append(current)
+        tokens = f"{current.get('class') or ''} {current.get('id') or ''}".split()
+        if any(_SIDEBAR_NAME.fullmatch(token) for token in tokens):
+            verdict = True
+            break
+        current = current.getparent()
+    for member in path:
+        judged[member] = verdict
+    return verdict
 
 
 def without_hidden_tail(
