@@ -32,7 +32,7 @@ pytestmark = pytest.mark.accuracy
 # chinese_wced 0.908 (readability), msv_chaos 0.940 (trafilatura, no comments).
 SHIPPED_FLOORS: dict[str, float] = {
     "wcxb_dev articles": 0.945,  # (0.955)
-    "wcxb_dev": 0.855,  # (0.863)
+    "wcxb_dev": 0.855,  # (0.862)
     "trafilatura_eval_dev": 0.941,  # (0.952)
     "dragnet": 0.918,  # (0.927)
     "cleaneval": 0.912,  # (0.915)
@@ -45,7 +45,7 @@ SHIPPED_FLOORS: dict[str, float] = {
 # 2026-12-05: in brackets, then with the trees' other seeds, 11 and 12: a set's figure moves by
 # about 0.002 with them, cleanportaleval's and chinese_wced's (70 pages each) by up to 0.007).
 HELD_OUT_FLOORS: dict[str, float] = {
-    "wcxb_dev articles": 0.933,  # (0.944, 0.944; by site within the set 0.948, 0.949)
+    "wcxb_dev articles": 0.933,  # (0.944, 0.944; by site within the set 0.949, 0.950)
     "wcxb_dev": 0.818,  # (0.831, 0.834; by site 0.848, 0.848)
     "trafilatura_eval_dev": 0.934,  # (0.943, 0.945; by site 0.945, 0.944)
     "dragnet": 0.908,  # (0.919, 0.919)
