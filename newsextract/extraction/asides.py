@@ -13,19 +13,20 @@ import re
 import numpy as np
 from lxml import etree
 
+from newsextract.extraction.ancestry import Inherited
 from newsextract.extraction.blocks import PAGE_TAGS
 from newsextract.extraction.features import BlockTable
 from newsextract.extraction.page import Page
 from newsextract.extraction.region import article_container
 
-#: The text the body keeps without them for these rules to apply: a paragraph's worth.
-REST_MIN_CHARS_DEFAULT = 150
 
-
-def without_asides(kept: tuple[int, ...], table: BlockTable, page: Page) -> tuple[int, ...]:
+def without_asides(
+    kept: tuple[int, ...], table: BlockTable, page: Page, least_chars: float
+) -> tuple[int, ...]:
     """The kept blocks less those in an ``<aside>`` or a container named as a sidebar, when
-    the rest holds a paragraph's worth of text: a sidebar's teasers, however much they read
-    like an article, are not the article beside them. An article all in asides keeps them.
+    the rest holds ``least_chars`` (a paragraph's worth of text): a sidebar's teasers, however
+    much they read like an article, are not the article beside them. An article all in
+    asides keeps them.
 
     Left out (seeds 1/2 and 11/12), asides: dragnet +0.0006 and +0.0005, msv_chaos +0.0002
     and +0.0003, trafilatura_eval_dev +0.0007 each, wcxb_dev +0.0002 (a magazine page whose
@@ -35,7 +36,7 @@ def without_asides(kept: tuple[int, ...], table: BlockTable, page: Page) -> tupl
         return kept
     chosen = np.array(kept)
     aside = table.inside("aside")[chosen] | _in_sidebars(page, kept)
-    if not aside.any() or float(table.chars[chosen[~aside]].sum()) < REST_MIN_CHARS_DEFAULT:
+    if not aside.any() or float(table.chars[chosen[~aside]].sum()) < least_chars:
         return kept
     return tuple(int(i) for i in chosen[~aside])
 
@@ -52,39 +53,23 @@ _SIDEBAR_NAME = re.compile(
 
 def _in_sidebars(page: Page, blocks: tuple[int, ...]) -> np.ndarray:
     """Per block of ``blocks``: whether its element or one above it is named as a sidebar
-    (not ``<html>`` nor ``<body>``, whose names are the page's layout). Each element is
-    judged once."""
-    judged: dict[etree._Element, bool] = {}
-    return np.array([_in_sidebar(page.blocks[i].element, judged) for i in blocks], dtype=bool)
+    (not ``<html>`` nor ``<body>``, whose names are the page's layout)."""
+    named = Inherited(_names_sidebar, PAGE_TAGS)
+    return np.array([named(page.blocks[i].element) > 0 for i in blocks], dtype=bool)
 
 
-def _in_sidebar(element: etree._Element, judged: dict[etree._Element, bool]) -> bool:
-    path: list[etree._Element] = []
-    current: etree._Element | None = element
-    verdict = False
-    while current is not None and current.tag not in PAGE_TAGS:
-        known = judged.get(current)
-        if known is not None:
-            verdict = known
-            break
-        path.append(current)
-        tokens = f"{current.get('class') or ''} {current.get('id') or ''}".split()
-        if any(_SIDEBAR_NAME.fullmatch(token) for token in tokens):
-            verdict = True
-            break
-        current = current.getparent()
-    for member in path:
-        judged[member] = verdict
-    return verdict
+def _names_sidebar(element: etree._Element) -> int:
+    tokens = f"{element.get('class') or ''} {element.get('id') or ''}".split()
+    return int(any(_SIDEBAR_NAME.fullmatch(token) for token in tokens))
 
 
 def without_hidden_tail(
-    kept: tuple[int, ...], table: BlockTable, container_share: float
+    kept: tuple[int, ...], table: BlockTable, container_share: float, least_chars: float
 ) -> tuple[int, ...]:
     """The kept blocks less the hidden ones after the article and outside its container (the
     smallest element holding ``container_share`` of the shown kept text): a popup's help text
     at the page's end, however well it reads. Tabs and accordions hide real content, so only
-    when the shown blocks hold a paragraph's worth of text and more than the hidden ones.
+    when the shown blocks hold ``least_chars`` (a paragraph's worth) and more than the hidden.
 
     Left out (seeds 1/2 and 11/12): dragnet +0.0002 and +0.0001, wcxb_dev +0.0001 and +0.0003,
     msv_big9_dev +0.0002 with 11/12; one dragnet page loses 0.04."""
@@ -94,7 +79,7 @@ def without_hidden_tail(
     hidden = table.inside("hidden")[chosen]
     shown_chars = float(table.chars[chosen[~hidden]].sum())
     hidden_chars = float(table.chars[chosen[hidden]].sum())
-    if not hidden.any() or shown_chars < REST_MIN_CHARS_DEFAULT or shown_chars <= hidden_chars:
+    if not hidden.any() or shown_chars < least_chars or shown_chars <= hidden_chars:
         return kept
     root = article_container(chosen[~hidden], table, container_share)
     if root < 0:

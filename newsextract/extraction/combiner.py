@@ -74,7 +74,8 @@ COMMENTS_ARTICLE_CHARS_DEFAULT = 400
 #: characters) and 0.8 only two link-only bodies of about 50 characters.
 MAX_KEPT_LINK_SHARE_DEFAULT = 0.8
 #: ... unless it holds a paragraph of prose (this many characters, few links): link-heavy
-#: CleanEval pages with gold text were emptied otherwise.
+#: CleanEval pages with gold text were emptied otherwise. The other rules that ask for a
+#: paragraph's worth of text (comments, asides, hidden text) read it too.
 MIN_PROSE_CHARS_DEFAULT = 150
 #: A body of at most this many blocks and fewer characters, but for section headings, each a
 #: teaser is an index page's: an item of a list of teasers (at least TEASER_LIST_MIN_ITEMS
@@ -140,8 +141,9 @@ def scored_article(page: Page, config: CombinerConfig = DEFAULT) -> ScoredArticl
     kept = tuple(np.flatnonzero(scores >= threshold).tolist())
     texts = [block.text for block in page.blocks]
     # First: the region rules then start without them.
-    kept = without_asides(kept, evidence.table, page)
-    kept = without_hidden_tail(kept, evidence.table, config.region.container_share)
+    kept = without_asides(kept, evidence.table, page, MIN_PROSE_CHARS_DEFAULT)
+    share = config.region.container_share
+    kept = without_hidden_tail(kept, evidence.table, share, MIN_PROSE_CHARS_DEFAULT)
     kept = region_kept(
         kept, evidence.table, evidence.common_words, config.region, scores, texts, evidence.title
     )
