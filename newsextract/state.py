@@ -25,13 +25,14 @@ import re
 import sqlite3
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager, suppress
-from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
-from typing import Any, Protocol
+from typing import Any
 
-from newsextract.exceptions import NewsExtractError
 from newsextract.sharedmode.connection import redis_url
+from newsextract.stores import HarvestStore as HarvestStore
+from newsextract.stores import PendingRequest as PendingRequest
+from newsextract.stores import StateStoreError as StateStoreError
 
 #: Seconds a store call waits for another process's write before failing. A write holds the
 #: lock for one small row (well under a millisecond; a few on a loaded machine), so two
@@ -85,10 +86,6 @@ _START_OVER = (
 )
 
 
-class StateStoreError(NewsExtractError):
-    """The state store cannot be used; the message names the file and says what to do."""
-
-
 def content_hash(text: str) -> str:
     """The hash that identifies an article's text, blind to whitespace differences.
 
@@ -129,42 +126,6 @@ def store_error(path: Path, error: BaseException) -> StateStoreError:
         f"state store {path} cannot be used ({type(error).__name__}: {error}): check the "
         "disk it is on (full? removed?), or crawl without the store (-s NEWSEXTRACT_STATE=off)"
     )
-
-
-@dataclass(frozen=True)
-class PendingRequest:
-    """A request a crawl scheduled and has not finished: its spider methods by name, and an
-    optional number (an id-range crawl's id)."""
-
-    url: str
-    callback: str
-    errback: str
-    value: int | None = None
-
-
-class HarvestStore(Protocol):
-    """What the spiders and the harvest stage ask of a state store: :class:`StateStore` (one
-    SQLite file) or, in shared mode, :class:`~newsextract.sharedmode.state.RedisStateStore`.
-    Every failure is a :class:`StateStoreError`, told to the store's ``on_error`` first."""
-
-    @property
-    def path(self) -> Path | str: ...  # where the store is, for messages
-    @property
-    def closed(self) -> bool: ...
-    def close(self) -> None: ...
-    def is_harvested(self, url: str) -> bool: ...
-    def record_alias(self, source: str, target: str) -> None: ...
-    def harvested_count(self) -> int: ...
-    def holder_of(self, digest: str, url: str) -> str | None: ...
-    def record_harvest(
-        self, url: str, digest: str, site: str = "", fetched_at: str = ""
-    ) -> str | None: ...
-    def progress(self, key: str) -> int | None: ...
-    def clear_progress(self, key: str) -> None: ...
-    def record_progress(self, key: str, value: int) -> None: ...
-    def add_pending(self, crawl: str, request: PendingRequest) -> None: ...
-    def clear_pending(self, crawl: str, url: str) -> None: ...
-    def pending(self, crawl: str) -> list[PendingRequest]: ...
 
 
 class StateStore:
@@ -437,7 +398,7 @@ def open_store(
     if path is None:
         return None
     if redis_url(settings) is not None:
-        from newsextract.sharedmode.state import RedisStateStore  # it imports this module
+        from newsextract.sharedmode.state import RedisStateStore  # imports redis: shared mode only
 
         return RedisStateStore.from_settings(settings, on_error=on_error)
     return StateStore(path, on_error=on_error)

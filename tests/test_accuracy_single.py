@@ -16,10 +16,10 @@ from pathlib import Path
 import pytest
 from devdata import require_set
 
+from newsextract.cli.train import DATASETS_DEFAULT
 from newsextract.evaluation.dataset import read_manifest
 from newsextract.evaluation.metric import summarise_set
 from newsextract.training.answers import AnswerJob, answer_scores
-from newsextract.training.command import DATASETS_DEFAULT
 from newsextract.training.fit import FitConfig
 from newsextract.training.heldout import HeldOutConfig, held_out_rows
 from newsextract.training.samples import load_sets

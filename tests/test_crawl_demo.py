@@ -14,7 +14,7 @@ from typing import Any
 import lxml.html
 import pytest
 
-from newsextract.demo import (
+from newsextract.cli.demo import (
     ARTICLE_PATTERN,
     DemoSummary,
     crawl_command,

@@ -309,7 +309,8 @@ def test_each_page_is_on_disk_before_the_next_one_is_read(
     monkeypatch.setattr(runner, "load_method", method)
     lines = [json.dumps({"id": str(i), "html": "a.html"}) for i in range(3)]
     manifest = write_manifest(tmp_path / "set", *lines)
-    assert run_batch(capsys, str(manifest), "--out", str(out))[0] == 0
+    # One worker reads a page after the last is written (more read ahead: test_batch_workers).
+    assert run_batch(capsys, str(manifest), "--out", str(out), "--workers", "1")[0] == 0
     assert on_disk == [(0, 0), (1, 1), (2, 2)]
 
 

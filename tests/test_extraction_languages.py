@@ -16,6 +16,7 @@ import pytest
 from devdata import require_set
 from made_up import made_up, made_up_page
 
+from newsextract.cli.train import DATASETS_DEFAULT
 from newsextract.evaluation.conventions import HEADLINE_SETS, with_headline
 from newsextract.evaluation.dataset import ManifestEntry, read_manifest
 from newsextract.evaluation.metric import (
@@ -28,7 +29,6 @@ from newsextract.evaluation.metric import (
 from newsextract.exceptions import NotHTMLError
 from newsextract.extraction import extract_article, parse_page
 from newsextract.extraction.stopwords import StopWords
-from newsextract.training.command import DATASETS_DEFAULT
 
 #: Pages drawn (with a fixed seed) from each set: enough for a stable F1, in a minute.
 PAGES_PER_SET = 60

@@ -174,7 +174,7 @@ class _FakeModel:
 def test_train_prints_plain_lines_unless_quiet(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.setattr("newsextract.training.command.fit_model", lambda samples, fit: _FakeModel())
+    monkeypatch.setattr("newsextract.cli.train.fit_model", lambda samples, fit: _FakeModel())
     _scored_set(tmp_path / "data" / "first")
     argv = ["train", "--data", str(tmp_path / "data"), "--sets", "first"]
     assert main([*argv, "--out", str(tmp_path / "model.json")]) == 0

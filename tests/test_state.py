@@ -274,7 +274,7 @@ def test_a_read_only_store_is_refused(db: Path) -> None:
         db.chmod(0o644)
     assert opened.returncode != 0
     last = opened.stderr.strip().splitlines()[-1]
-    assert last.startswith("newsextract.state.StateStoreError: state store "), opened.stderr
+    assert last.startswith("newsextract.stores.StateStoreError: state store "), opened.stderr
     assert str(db) in last and "read-only" in last and "NEWSEXTRACT_STATE=off" in last
 
 

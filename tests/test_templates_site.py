@@ -8,10 +8,11 @@ from pathlib import Path
 
 import pytest
 
+from newsextract.cli import apply as apply_command
+from newsextract.cli import induce as induce_command
 from newsextract.evaluation.dataset import read_manifest
 from newsextract.evaluation.metric import score_page
 from newsextract.extraction.page import Page, parse_page
-from newsextract.templates import apply_command, induce_command
 from newsextract.templates.config import TemplateConfig
 from newsextract.templates.induce import induce
 from newsextract.templates.site import SiteTemplates

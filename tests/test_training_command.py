@@ -11,11 +11,12 @@ import numpy as np
 import pytest
 
 from newsextract.cli import main
+from newsextract.cli import train as command
 from newsextract.evaluation.gold import Gold
 from newsextract.extraction.boosting import BoostingConfig
 from newsextract.extraction.classifier import ClassifierModel, first_stage_feature_names
 from newsextract.extraction.features import BlockTable
-from newsextract.training import command, fit
+from newsextract.training import fit
 from newsextract.training.folds import site_folds
 from newsextract.training.samples import PageSample
 

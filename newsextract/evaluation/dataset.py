@@ -155,6 +155,11 @@ def manifest_entry(line: str, folder: Path, origin: str) -> ManifestEntry:
     )
 
 
+def read_page_file(path: Path) -> bytes:
+    data = path.read_bytes()
+    return gzip.decompress(data) if path.suffix == ".gz" else data
+
+
 def page_name(path: Path) -> str:
     """A saved page's file name without its suffix.
 

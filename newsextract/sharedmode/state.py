@@ -26,7 +26,7 @@ that closes cleanly drops its lease, so what it left open is recoverable at once
 
 A dropped connection is tried again (:data:`RETRY_PAUSES`: a Redis restarted by its service
 manager is back within them); any other failure, or one that outlasts them, is a
-:class:`~newsextract.state.StateStoreError` naming the Redis and saying what to do, handed to
+:class:`~newsextract.stores.StateStoreError` naming the Redis and saying what to do, handed to
 ``on_error`` (which stops the crawl) and raised at once by every later call.
 """
 
@@ -56,7 +56,7 @@ from newsextract.sharedmode.connection import (
     redis_url,
     text,
 )
-from newsextract.state import PendingRequest, StateStoreError
+from newsextract.stores import PendingRequest, StateStoreError
 
 logger = logging.getLogger(__name__)
 

@@ -1,4 +1,4 @@
-"""``newsextract batch --warc FILE --out OUT.jsonl``: the article records of a web archive.
+"""The article records of a web archive, as ``newsextract batch --warc`` writes them.
 
 Every response record that the crawl read as an article page becomes a page (its HTTP
 Content-Type gives the charset): in an archive a newsextract crawl wrote, the records its spider
@@ -14,27 +14,24 @@ holds the pages in memory, grouped by site (``domain``), and applies the rules s
 is a line of ``<OUT stem>.failures.jsonl``: url, warcRecordId, stage, reason; the crawl's
 listing pages, sitemaps and feeds are only counted. An archive cut short or corrupt keeps the
 records before the damage, which is reported in one line.
-
-Exit status: 0 articles were written (whatever failed is in the failures file), 1 none,
-2 the archive or the output cannot be opened.
 """
 
 from __future__ import annotations
 
-import argparse
 import itertools
 import json
-import sys
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 from urllib.parse import urlsplit
 
-from newsextract.evaluation import runner
+from newsextract.batch.pages import single_units, units
+from newsextract.batch.workers import WorkerPool
 from newsextract.evaluation.dataset import ManifestEntry
 from newsextract.evaluation.outcome import PageOutcome
 from newsextract.exporters import RecordFile, record_dict
+from newsextract.records import saved_page_item
 from newsextract.warc.reader import ArchivedResponse, WarcReader
 from newsextract.warc.replay import CrawlReplay, Replayed, not_a_page, recorded_settings
 
@@ -76,7 +73,7 @@ def failures_path(out: Path) -> Path:
 
 
 @dataclass
-class _Output:
+class ArchiveOutput:
     records: RecordFile
     failures: TextIO
     articles: int = 0
@@ -110,8 +107,6 @@ class _Output:
 
 def article_record(outcome: PageOutcome, entry: ArchivedEntry) -> dict[str, Any]:
     """The crawl's record of the page, with the archive record's id."""
-    from newsextract.evaluation.extract_command import saved_page_item
-
     site = str(entry.fields.get("domain") or "")
     item = saved_page_item(outcome.answer(), entry.url, site, fetched_at=entry.fetched_at)
     return {**record_dict(item), "warcRecordId": entry.record_id}
@@ -134,7 +129,9 @@ class ArchiveFiles:
                 self.damages.append(f"{path}: damaged, {reader.damage}")
 
 
-def _pages(reader: ArchiveFiles, output: _Output) -> Iterator[tuple[int, ArchivedResponse]]:
+def article_pages(
+    reader: ArchiveFiles, output: ArchiveOutput
+) -> Iterator[tuple[int, ArchivedResponse]]:
     """The article pages of the archive, numbered; every other response that is not one of
     the crawl's listing pages, sitemaps or feeds is a failure record."""
     for number, response in enumerate(reader, 1):
@@ -147,19 +144,22 @@ def _pages(reader: ArchiveFiles, output: _Output) -> Iterator[tuple[int, Archive
             output.skipped += 1
 
 
-def _outcomes(
-    pages: Iterator[tuple[int, ArchivedResponse]], args: argparse.Namespace
+def archive_outcomes(
+    pages: Iterator[tuple[int, ArchivedResponse]],
+    mode: str,
+    group_by: str,
+    rules_dir: Path | None,
+    pool: WorkerPool,
 ) -> Iterable[PageOutcome]:
+    """Single or rules mode: the outcomes of the pages, in archive order. Single mode reads
+    the archive as it goes; rules mode holds its pages, to read each site's together."""
     entries = (archived_entry(response, number) for number, response in pages)
-    if args.mode == "single":
-        method = runner.load_method("combined")
-        return (runner.extract_one(entry, method, "combined") for entry in entries)
-    from newsextract.evaluation.batch_command import page_outcomes
-
-    return page_outcomes(list(entries), args.mode, args.group_by, args.rules_dir)
+    if mode == "single":
+        return pool.outcomes(single_units(entries))
+    return pool.outcomes(units(list(entries), mode, group_by, rules_dir))
 
 
-def _replayed(
+def replayed(
     pages: Iterator[tuple[int, ArchivedResponse]], reader: ArchiveFiles, rules_dir: Path | None
 ) -> Iterator[Replayed]:
     """Site mode: the crawl's item pipeline over the pages, with the settings the archive
@@ -170,44 +170,3 @@ def _replayed(
         return
     replay = CrawlReplay(recorded_settings(reader.info), rules_dir)
     yield from replay.run(itertools.chain([first], responses))
-
-
-def run(args: argparse.Namespace) -> int:
-    from newsextract.evaluation.batch_command import BatchError
-
-    archives, out = [Path(path) for path in args.warc], Path(args.out)
-    for archive in archives:
-        if not archive.is_file():
-            return _say(f"--warc {archive}: no such file", 2)
-    if out.is_dir():
-        return _say(f"--out {out}: with --warc, the records file (e.g. out.jsonl)", 2)
-    try:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        failures = failures_path(out).open("w", encoding="utf-8")
-        records = RecordFile(out, args.format)
-    except OSError as error:
-        return _say(f"--out {out}: {error.strerror or error}", 2)
-    output, reader = _Output(records, failures), ArchiveFiles(archives)
-    try:
-        if args.mode == "site":
-            for replayed in _replayed(_pages(reader, output), reader, args.rules_dir):
-                output.write_replayed(replayed)
-        else:
-            for outcome in _outcomes(_pages(reader, output), args):
-                output.write(outcome)
-        for damage in reader.damages:
-            output.fail("", "", "archive", damage)
-            _say(f"{damage}; the records before it were read", 0)
-    except BatchError as error:
-        return _say(str(error), 2)
-    finally:
-        records.close()
-        failures.close()
-    other = f", {output.skipped} listings, sitemaps or feeds left out" if output.skipped else ""
-    print(f"{output.articles} articles, {output.failed} failures{other} -> {out}", file=sys.stderr)
-    return 0 if output.articles else 1
-
-
-def _say(message: str, status: int) -> int:
-    print(f"newsextract batch: {message}", file=sys.stderr)
-    return status

@@ -17,10 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from newsextract.evaluation.batch_command import (
-    load_site_mode,
-    mode_warnings,
-)
+from newsextract.batch.pages import load_site_mode, mode_warnings
 from newsextract.evaluation.conventions import HEADLINE_SETS, gold_opens_with_headline
 from newsextract.evaluation.dataset import ManifestEntry, ManifestError, read_manifest
 from newsextract.evaluation.runner import (

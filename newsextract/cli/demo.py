@@ -181,7 +181,7 @@ def write_article_view(out: Path) -> Path | None:
     """The annotated view of the first article the crawl wrote, fetched again from the
     served site and read with the rules the crawl learned (None if there is none)."""
     from newsextract.exceptions import NewsExtractError
-    from newsextract.views.show_command import load_templates, write_view
+    from newsextract.views.view_file import load_templates, write_view
 
     articles = _read_jsonl(out / ARTICLES_FILE)
     if not articles:

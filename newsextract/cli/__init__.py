@@ -1,8 +1,10 @@
 """The ``newsextract`` command: extraction, evaluation, templates and the offline demo.
 
-Each command module has ``add_arguments(parser)`` and ``run(args)``, and ``DESCRIPTION`` and
-``EPILOG`` (examples) for its ``--help``, written for users: plain text, no Sphinx markup,
-nothing outside the project. A module without them gets its docstring, markup removed.
+One module of this package a command, imported only when that command runs; the library
+never imports them. Each command module has ``add_arguments(parser)`` and ``run(args)``, and
+``DESCRIPTION`` and ``EPILOG`` (examples) for its ``--help``, written for users: plain text,
+no Sphinx markup, nothing outside the project. A module without them gets its docstring,
+markup removed.
 """
 
 from __future__ import annotations
@@ -31,19 +33,16 @@ newsextract COMMAND --help shows a command's options."""
 # command name -> (module, help). Only the chosen command's module is imported, so one
 # command's dependencies never slow another.
 COMMANDS: dict[str, tuple[str, str]] = {
-    "extract": ("newsextract.evaluation.extract_command", "extract one saved page's article"),
-    "batch": ("newsextract.evaluation.batch_command", "extract many saved pages into records"),
-    "eval": ("newsextract.evaluation.eval_command", "score extraction against gold text"),
-    "train": ("newsextract.training.command", "train the block classifier (method E)"),
-    "induce": ("newsextract.templates.induce_command", "learn extraction rules from pages"),
-    "apply": ("newsextract.templates.apply_command", "apply saved rules to a page"),
-    "show": ("newsextract.views.show_command", "write an annotated view of a saved page"),
-    "report": ("newsextract.views.report_command", "write an HTML report of a crawl's data"),
-    "demo": ("newsextract.demo", "crawl a bundled site served on 127.0.0.1, offline"),
-    "rules": (
-        "newsextract.sharedmode.rules_command",
-        "move a shared crawl's rules to files and back",
-    ),
+    "extract": ("newsextract.cli.extract", "extract one saved page's article"),
+    "batch": ("newsextract.cli.batch", "extract many saved pages into records"),
+    "eval": ("newsextract.cli.eval", "score extraction against gold text"),
+    "train": ("newsextract.cli.train", "train the block classifier (method E)"),
+    "induce": ("newsextract.cli.induce", "learn extraction rules from pages"),
+    "apply": ("newsextract.cli.apply", "apply saved rules to a page"),
+    "show": ("newsextract.cli.show", "write an annotated view of a saved page"),
+    "report": ("newsextract.cli.report", "write an HTML report of a crawl's data"),
+    "demo": ("newsextract.cli.demo", "crawl a bundled site served on 127.0.0.1, offline"),
+    "rules": ("newsextract.cli.rules", "move a shared crawl's rules to files and back"),
 }
 #: The exit status of a command stopped by Ctrl-C (128 + SIGINT, as a shell reports it).
 EXIT_INTERRUPTED = 130
@@ -74,8 +73,8 @@ _LITERAL = re.compile(r"``(.+?)``")
 def plain(text: str) -> str:
     """Docstring text as a user reads it: Sphinx roles and literals become plain words.
 
-    >>> plain("Runs ``scrapy crawl`` (:mod:`newsextract.demo`).")
-    'Runs scrapy crawl (newsextract.demo).'
+    >>> plain("Runs ``scrapy crawl`` (:mod:`newsextract.cli.demo`).")
+    'Runs scrapy crawl (newsextract.cli.demo).'
     """
     return _LITERAL.sub(r"\1", _ROLE.sub(r"\1", text)).strip()
 
@@ -130,7 +129,3 @@ def _reader_went_away() -> int:
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, sys.stdout.fileno())
     return 1
-
-
-if __name__ == "__main__":
-    sys.exit(main())
