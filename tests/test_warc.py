@@ -202,6 +202,21 @@ def test_site_mode_replays_the_crawl_on_its_article_pages(tmp_path: Path, templa
     ]
 
 
+def test_two_workers_write_the_records_of_one(tmp_path: Path) -> None:
+    """Single mode reads the archive as it goes, a run of pages a worker; the records and
+    failures come out in archive order, byte for byte those of one worker."""
+    archive = _crawl_archive(tmp_path / "warc", [], stories=40)
+    written = {}
+    for workers in ("1", "2"):
+        out = tmp_path / f"out{workers}.jsonl"
+        result = _batch(archive, out, "--workers", workers)
+        assert result.returncode == 0, result.stderr
+        written[workers] = (out.read_bytes(), _failures(out))
+    assert written["2"] == written["1"]
+    urls = [str(record["url"]) for record in read_jsonl(tmp_path / "out1.jsonl")]
+    assert urls == [f"http://www.example.org/story/{n}.html" for n in range(40)]
+
+
 @pytest.mark.e2e
 def test_a_crawl_archive_gives_the_crawl_s_bodies_again(
     mirror_site: Mirror, crawl_runner: CrawlRunner, tmp_path: Path

@@ -1,0 +1,72 @@
+"""Pages per second of ``newsextract batch`` with one worker and with more, side by side.
+
+    python benchmarks/batch_workers.py dragnet --workers 1 2
+
+Each count of workers runs the whole command (``newsextract batch SET/manifest.jsonl --out
+TMP --quiet --workers N``, a process of its own, start-up included) over the set's pages,
+``--mode`` single by default; the runs alternate, the best of ``--repeat`` counts. Every
+run's files are checked byte for byte against the first one's. ``SET`` is a development set
+under ``--data`` (default ``$NEWSEXTRACT_SHARED_DATA`` or ``../shared/data``) or a manifest.
+The target: 2 workers on 2 free cores read at least 1.8 times the pages a second of one.
+"""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from newsextract.evaluation.dataset import development_data_dir, manifest_path, read_manifest
+
+
+def run_batch(manifest: Path, out: Path, workers: int, mode: str) -> float:
+    command = [sys.executable, "-m", "newsextract.cli", "batch", str(manifest), "--out", str(out)]
+    command += ["--quiet", "--mode", mode, "--workers", str(workers)]
+    started = time.perf_counter()
+    finished = subprocess.run(command, capture_output=True, text=True)
+    seconds = time.perf_counter() - started
+    if finished.returncode not in (0, 1):  # 1: some pages gave no article
+        raise SystemExit(f"batch failed ({finished.returncode}): {finished.stderr[-2000:]}")
+    return seconds
+
+
+def files(folder: Path) -> dict[str, bytes]:
+    return {path.name: path.read_bytes() for path in sorted(folder.iterdir())}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("set", metavar="SET", help="a development set's name, or a manifest")
+    parser.add_argument("--data", type=Path, default=development_data_dir())
+    parser.add_argument("--workers", type=int, nargs="+", default=[1, 2])
+    parser.add_argument("--mode", choices=("single", "site"), default="single")
+    parser.add_argument("--repeat", type=int, default=2)
+    args = parser.parse_args(argv)
+    given = Path(args.set)
+    manifest = manifest_path(given if given.exists() else args.data / args.set)
+    pages = sum(1 for _ in read_manifest(manifest))
+    best: dict[int, float] = {}
+    with tempfile.TemporaryDirectory(prefix="batch-workers-") as scratch:
+        first: dict[str, bytes] | None = None
+        for _ in range(args.repeat):
+            for workers in args.workers:
+                out = Path(scratch) / f"out{workers}"
+                seconds = run_batch(manifest, out, workers, args.mode)
+                best[workers] = min(best.get(workers, seconds), seconds)
+                written = files(out)
+                first = first or written
+                if written != first:
+                    raise SystemExit(f"{workers} workers wrote other files than the first run")
+    base = best[args.workers[0]]
+    print(f"{manifest} ({pages} pages, mode {args.mode}): best of {args.repeat}, start-up included")
+    print(f"{'workers':>8} {'seconds':>8} {'pages/s':>8} {'speed-up':>8}")
+    for workers, seconds in best.items():
+        print(f"{workers:>8} {seconds:>8.1f} {pages / seconds:>8.1f} {base / seconds:>7.2f}x")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
