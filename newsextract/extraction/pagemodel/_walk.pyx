@@ -8,8 +8,8 @@ explicit parent links, never recursion, so a page nested 100,000 deep costs no C
 
 from cpython.bytes cimport PyBytes_FromStringAndSize
 from cpython.unicode cimport PyUnicode_DecodeUTF8
-from libc.stdlib cimport free, malloc, qsort, realloc
-from libc.string cimport memcpy, strlen
+from libc.stdlib cimport calloc, free, malloc, qsort, realloc
+from libc.string cimport memcpy, strcmp, strlen
 from lxml.includes cimport etreepublic as cetree
 from lxml.includes cimport tree
 from lxml.includes.etreepublic cimport _Document, _Element
@@ -102,6 +102,52 @@ cdef Py_ssize_t stripped_length(const char* data, Py_ssize_t size) except -1:
     return end - start
 
 
+cdef object attribute(tree.xmlNode* node, const char* name):
+    """``element.get(name)``, read from the node's attribute list: a value that is one text
+    node (nearly every value an HTML parser makes) without asking libxml2 for a copy."""
+    cdef tree.xmlAttr* attr = node.properties
+    cdef tree.xmlNode* value
+    while attr is not NULL:
+        if attr.ns is NULL and strcmp(<const char*>attr.name, name) == 0:
+            value = attr.children
+            if value is not NULL and value.next is NULL and value.type == tree.XML_TEXT_NODE:
+                return PyUnicode_DecodeUTF8(
+                    <const char*>value.content, strlen(<const char*>value.content), NULL
+                )
+            return cetree.attributeValueFromNsName(node, NULL, <tree.const_xmlChar*>name)
+        attr = attr.next
+    return None
+
+
+cdef class TagNames:
+    """Each node name's tag string, looked up by the name's address: libxml2 keeps one copy
+    of each name in the document's dictionary. One instance serves one walk of one tree."""
+
+    cdef const char* addresses[256]
+    cdef list tags
+    cdef dict by_name
+
+    def __cinit__(self):
+        self.by_name = {}
+        self.tags = [None] * 256
+
+    cdef str of(self, tree.xmlNode* node):
+        """The node's tag as lxml gives it ("{namespace}name" in a namespace)."""
+        cdef const char* name = <const char*>node.name
+        cdef size_t slot = ((<size_t>name) >> 3) & 255
+        if node.ns is not NULL:
+            return cetree.namespacedName(node)
+        if self.addresses[slot] == name:
+            return <str>self.tags[slot]
+        key = <bytes>name
+        tag = self.by_name.get(key)
+        if tag is None:
+            tag = self.by_name[key] = cetree.pyunicode(node.name)
+        self.addresses[slot] = name
+        self.tags[slot] = tag
+        return tag
+
+
 cdef class _Runs:
     """The walk's state: the open run of text, the owners' stack and the runs closed."""
 
@@ -190,25 +236,15 @@ cdef class _Runs:
 
     cdef int add_inline(self, tree.xmlNode* node, str tag) except -1:
         self.tags.append(tag)
-        cdef object value
-        for name in (b"title", b"alt"):
-            value = cetree.attributeValueFromNsName(
-                node, NULL, <tree.const_xmlChar*><const char*>name
-            )
-            if value and not value.isspace():
-                self.attrs.append(value.strip())
+        if node.properties is NULL:
+            return 0
+        value = attribute(node, b"title")
+        if value and not value.isspace():
+            self.attrs.append(value.strip())
+        value = attribute(node, b"alt")
+        if value and not value.isspace():
+            self.attrs.append(value.strip())
         return 0
-
-
-cdef str tag_of(tree.xmlNode* node, dict names):
-    """The node's tag as lxml gives it ("{namespace}name" in a namespace)."""
-    if node.ns is not NULL:
-        return cetree.namespacedName(node)
-    key = <bytes>(<const char*>node.name)
-    tag = names.get(key)
-    if tag is None:
-        tag = names[key] = cetree.pyunicode(node.name)
-    return tag
 
 
 def block_runs(_Element root not None, hidden, frozenset block_tags not None) -> list:
@@ -224,7 +260,7 @@ def block_runs(_Element root not None, hidden, frozenset block_tags not None) ->
     cdef tree.xmlNode** owners = NULL
     cdef bint* hiding = NULL
     cdef bint is_block
-    cdef dict names = {}
+    cdef TagNames names = TagNames()
     cdef str tag
     state.doc = root._doc
     hidden_list = [element for element in hidden if isinstance(element, _Element)]
@@ -248,7 +284,7 @@ def block_runs(_Element root not None, hidden, frozenset block_tags not None) ->
                     break
                 node = parent
                 parent = node.parent
-                tag = tag_of(node, names)
+                tag = names.of(node)
                 if tag in block_tags:
                     state.close(owners[depth], depth, hiding[depth])
                     depth -= 1
@@ -260,7 +296,7 @@ def block_runs(_Element root not None, hidden, frozenset block_tags not None) ->
                 node = state.add_text_nodes(node)
                 continue
             if node.type == tree.XML_ELEMENT_NODE:
-                tag = tag_of(node, names)
+                tag = names.of(node)
                 if tag in block_tags:
                     state.close(owners[depth], depth, hiding[depth])
                     depth += 1
@@ -292,7 +328,7 @@ def block_runs(_Element root not None, hidden, frozenset block_tags not None) ->
                 state.add_text(<const char*>entity, len(entity))
             node = node.next  # comments and processing instructions: only their tails count
         if top.type == tree.XML_ELEMENT_NODE:  # the root's end tag, then its tail, as iterwalk
-            tag = tag_of(top, names)
+            tag = names.of(top)
             if tag not in block_tags:
                 state.end_inline(tag)
         if top.next is not NULL and (is_text(top.next) or is_skipped(top.next)):
@@ -310,3 +346,147 @@ cdef void* _grow(void* data, size_t size) except NULL:
     if grown is NULL:
         raise MemoryError()
     return grown
+
+
+# Open addressing from a node's address to its number (the tree does not change meanwhile).
+cdef struct NodeIds:
+    size_t* keys
+    Py_ssize_t* values
+    Py_ssize_t capacity  # a power of two
+    Py_ssize_t size
+
+
+cdef inline size_t _slot(NodeIds* table, size_t key) noexcept nogil:
+    cdef size_t mask = <size_t>table.capacity - 1
+    cdef size_t slot = ((key >> 4) * <size_t>11400714819323198485ULL) & mask
+    while table.keys[slot] != 0 and table.keys[slot] != key:
+        slot = (slot + 1) & mask
+    return slot
+
+
+cdef int ids_init(NodeIds* table, Py_ssize_t capacity) except -1:
+    table.capacity = capacity
+    table.size = 0
+    table.keys = <size_t*>calloc(capacity, sizeof(size_t))
+    table.values = <Py_ssize_t*>malloc(capacity * sizeof(Py_ssize_t))
+    if table.keys is NULL or table.values is NULL:
+        raise MemoryError()
+    return 0
+
+
+cdef int ids_put(NodeIds* table, size_t key, Py_ssize_t value) except -1:
+    cdef NodeIds grown
+    cdef Py_ssize_t i
+    if 2 * (table.size + 1) > table.capacity:
+        ids_init(&grown, 2 * table.capacity)
+        for i in range(table.capacity):
+            if table.keys[i] != 0:
+                ids_put(&grown, table.keys[i], table.values[i])
+        free(table.keys)
+        free(table.values)
+        table[0] = grown
+    cdef size_t slot = _slot(table, key)
+    if table.keys[slot] == 0:
+        table.size += 1
+    table.keys[slot] = key
+    table.values[slot] = value
+    return 0
+
+
+cdef inline Py_ssize_t ids_get(NodeIds* table, size_t key) noexcept nogil:
+    cdef size_t slot = _slot(table, key)
+    return table.values[slot] if table.keys[slot] == key else -2
+
+
+def element_tree(list block_elements not None, list hidden not None, names_of, dict tag_bits,
+                 frozenset page_tags, long long page_mask, long long hidden_bit) -> tuple:
+    """Number every element enclosing a block, parents before children, in one walk up
+    (what features._element_tree did in Python, to the same numbers): an element is judged
+    once, however many blocks it encloses, and its flags are OR-ed with its parent's.
+
+    Returns (parents, own, depth, bits, bits_any, names), the numbers as lists.
+    """
+    cdef NodeIds ids
+    cdef Py_ssize_t n = len(block_elements), i, ident
+    cdef tree.xmlNode* current
+    cdef tree.xmlNode* parent
+    cdef long long judged
+    cdef tree.xmlNode** path = NULL
+    cdef Py_ssize_t path_size = 0, path_capacity = 64
+    cdef TagNames names = TagNames()
+    words_of = []
+    ids_init(&ids, 1024)
+    path = <tree.xmlNode**>malloc(path_capacity * sizeof(tree.xmlNode*))
+    try:
+        if path is NULL:
+            raise MemoryError()
+        parent_values = []
+        depth_values = []
+        bit_values = []
+        any_values = []
+        own_values = []
+        for i in range(n):
+            current = (<_Element>block_elements[i])._c_node
+            path_size = 0
+            ident = ids_get(&ids, <size_t>current)
+            while ident == -2:  # up to the first element numbered already, or past the root
+                if path_size == path_capacity:
+                    path_capacity *= 2
+                    path = <tree.xmlNode**>_grow(path, path_capacity * sizeof(tree.xmlNode*))
+                path[path_size] = current
+                path_size += 1
+                parent = current.parent
+                if parent is NULL or parent.type != tree.XML_ELEMENT_NODE:
+                    ident = -1
+                else:
+                    current = parent
+                    ident = ids_get(&ids, <size_t>parent)
+            while path_size > 0:
+                path_size -= 1
+                current = path[path_size]
+                judged, words = _judge(current, names_of, names, tag_bits, page_tags, page_mask)
+                parent_values.append(ident)
+                if ident >= 0:
+                    depth_values.append(depth_values[ident] + 1)
+                    any_values.append(judged | any_values[ident])
+                else:
+                    depth_values.append(1)
+                    any_values.append(judged)
+                bit_values.append(judged)
+                words_of.append(words)
+                ident = len(bit_values) - 1
+                ids_put(&ids, <size_t>current, ident)
+            own_values.append(ident)
+            if hidden[i]:  # the block's element or a block element above it is hidden
+                bit_values[ident] |= hidden_bit
+                any_values[ident] |= hidden_bit
+        return (
+            parent_values,
+            own_values,
+            max(depth_values, default=0),
+            bit_values,
+            any_values,
+            tuple(words_of),
+        )
+    finally:
+        free(ids.keys)
+        free(ids.values)
+        free(path)
+
+
+cdef tuple _judge(tree.xmlNode* node, names_of, TagNames names, dict tag_bits, frozenset page_tags,
+                  long long page_mask):
+    """An element's flag bits and class/id words (its class and id judged by ``names_of``)."""
+    cdef long long judged = 0
+    classes = ident = None
+    if node.properties is not NULL:
+        classes = attribute(node, b"class")
+        ident = attribute(node, b"id")
+    tag = names.of(node)
+    words = ()
+    if classes or ident:
+        judged, words = names_of(classes, ident)
+        if judged and tag in page_tags:  # never a comment section nor noise
+            judged &= page_mask
+    judged |= tag_bits.get(tag, 0)
+    return judged, words
