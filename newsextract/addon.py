@@ -54,4 +54,3 @@ class NewsExtract:
                     current[component] = value
         for name, value in VALUES.items():
             settings.set(name, value, "addon")
-

@@ -15,6 +15,9 @@ from pathlib import Path
 import pytest
 from crawl_runner import CrawlResult, CrawlRunner, SiteProcess
 
+from newsextract.extensions.outcome import DOWNLOAD_FAILED_STAT as DOWNLOAD_FAILED
+from newsextract.extensions.outcome import FIRST_DOWNLOAD_STAT as FIRST_DOWNLOAD
+
 pytestmark = pytest.mark.e2e
 
 #: A refused crawl only starts Python and Scrapy (2-3 s here); the bound is generous.
@@ -239,6 +242,22 @@ def test_the_profiles_directory_as_a_setting_is_refused(
 
 
 # --- nothing fetched ------------------------------------------------------------------------
+
+
+def test_the_one_line_of_a_crawl_that_fetched_nothing() -> None:
+    import doctest
+
+    from newsextract.extensions import outcome
+
+    failures, tried = doctest.testmod(outcome)
+    assert tried >= 4 and failures == 0
+    stats = {DOWNLOAD_FAILED: 1, FIRST_DOWNLOAD: "http://a.invalid/: timeout"}
+    assert outcome.crawl_failure(stats) == (
+        "nothing could be fetched: 1 request failed at download, the first "
+        "http://a.invalid/: timeout"
+    )
+    assert outcome.crawl_failure({**stats, "response_received_count": 1}) is None
+    assert outcome.crawl_failure({}) is None  # no request at all: nothing went wrong
 
 
 def test_a_crawl_that_fetched_nothing_exits_1_saying_why(
