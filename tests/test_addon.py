@@ -16,7 +16,7 @@ from scrapy.http import HtmlResponse, Response
 from scrapy.settings import Settings
 from scrapy.utils.test import get_crawler
 
-from newsextract.addon import NewsExtract
+from newsextract.addon import COMPONENTS, NewsExtract
 from newsextract.demo import ARTICLE_PATTERN, demo_site
 from newsextract.extensions.failures import failure_recorded
 from newsextract.items import FailureItem, PageItem
@@ -50,6 +50,15 @@ def test_the_add_on_turns_on_the_item_stage_and_your_settings_win() -> None:
     }
     assert "newsextract.extensions.failures.FailureLog" in settings.getdict("EXTENSIONS")
     assert settings.get("FEED_EXPORT_ENCODING") == "latin-1"
+
+
+def test_the_add_on_sets_the_components_of_the_projects_own_crawls() -> None:
+    from newsextract import settings as project
+
+    assert COMPONENTS["ITEM_PIPELINES"] == project.ITEM_PIPELINES
+    assert COMPONENTS["EXTENSIONS"].items() <= project.EXTENSIONS.items()
+    assert COMPONENTS["FEED_EXPORTERS"] == project.FEED_EXPORTERS
+    assert COMPONENTS["FEED_STORAGES"] == project.FEED_STORAGES
 
 
 def test_the_add_on_is_exported_by_its_documented_name() -> None:
