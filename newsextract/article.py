@@ -19,7 +19,7 @@ from urllib.parse import urlsplit
 
 from newsextract.exceptions import ExtractionError, NotHTMLError, PageTooComplexError
 from newsextract.extraction import extract_article, parse_page
-from newsextract.extraction.page import Page
+from newsextract.extraction.page import Page as Page  # the page model, for the site API too
 from newsextract.extraction.result import Article as Answer
 from newsextract.items import ArticleItem, PageItem, article_item, record_fields
 

@@ -19,6 +19,7 @@ from newsextract.article import (
     Html,
     NoArticleError,
     Outcome,
+    Page,
     answer_outcome,
     article_of,
     page_outcome,
@@ -26,7 +27,6 @@ from newsextract.article import (
 )
 from newsextract.evaluation.dataset import ManifestEntry
 from newsextract.evaluation.outcome import PageOutcome
-from newsextract.extraction.page import Page
 from newsextract.templates.rulefiles import site_file
 from newsextract.templates.site import SiteTemplates
 from newsextract.templates.sitemode import site_outcomes

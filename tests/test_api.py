@@ -8,7 +8,7 @@ import pickle
 import subprocess
 import sys
 from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -187,6 +187,22 @@ def test_a_site_learned_in_memory_pickles_with_its_rules(
     saved = copy.save(tmp_path / "saved")
     assert saved.name == "demo.example.rules.xml"
     assert Site.load(tmp_path / "saved", "demo.example").rule_version == site.rule_version
+
+
+def read_with(site: Site, url: str, html: bytes) -> Article | None:
+    return site.extract(html, url)
+
+
+def test_a_process_pool_reads_pages_with_a_site_and_returns_articles(
+    demo_pages: list[tuple[str, bytes]],
+) -> None:
+    site = Site("demo.example")
+    assert site.learn(demo_pages[:4])
+    url, html = demo_pages[6]
+    with ProcessPoolExecutor(max_workers=1) as pool:
+        article = pool.submit(read_with, site, url, html).result(timeout=120)
+    assert article is not None and article == site.extract(html, url)
+    assert article.method == "rules"
 
 
 def test_a_site_reads_bad_pages_as_failures_in_their_place(
