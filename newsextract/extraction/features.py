@@ -21,7 +21,7 @@ from lxml import etree
 
 from newsextract.extraction.blocks import PAGE_TAGS
 from newsextract.extraction.page import Page
-from newsextract.extraction.pagemodel.compiled import element_tree
+from newsextract.extraction.pagemodel.compiled import character_tables, element_tree
 
 #: How many enclosing elements of a block are looked at; bounds work on deeply nested pages.
 MAX_ANCESTORS_DEFAULT = 48
@@ -277,7 +277,8 @@ _PIPE_CODES = _code_set("|\u00bb\u203a>\u00b7\u2022/")
 _CJK_DATE_CODES = _code_set("\u5e74\u6708\u65e5")
 _NOT_WORD_CODES = _code_set("\u00d7\u00f7")
 #: Upper-case letters of every script that has them (Latin, Greek, Cyrillic, Armenian ...).
-_UPPER_CODES = np.array([chr(code).isupper() for code in range(0x10000)])
+_UPPER_TABLE, _LETTER_TABLE = character_tables()
+_UPPER_CODES = np.frombuffer(_UPPER_TABLE, dtype=np.uint8).astype(bool)
 
 
 def _bmp(codes: np.ndarray) -> np.ndarray:
@@ -345,7 +346,7 @@ _CHAR_PROPERTIES = _char_properties()
 _TOKEN_KINDS = np.where(
     _cjk_mask(np.arange(0x10000)),
     np.uint8(_CJK_CHAR),
-    np.array([c.isalnum() and not c.isdecimal() for c in map(chr, range(0x10000))], np.uint8),
+    np.frombuffer(_LETTER_TABLE, dtype=np.uint8),
 )
 _PROP_CJK, _PROP_WORD, _PROP_PUNCT, _PROP_END, _PROP_CLOSE = 1, 2, 4, 8, 16
 _PROP_DIGIT, _PROP_UPPER, _PROP_PIPE, _PROP_NEWLINE, _PROP_CJK_DATE = 32, 64, 128, 256, 512
