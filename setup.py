@@ -1,10 +1,30 @@
-"""A shim for ``scrapyd-deploy``, which builds its egg with ``python setup.py bdist_egg``.
+"""The compiled page model, and a shim for ``scrapyd-deploy``.
 
-Everything is declared in pyproject.toml, including the ``scrapy`` entry point Scrapyd
-reads the settings module from. Without this file scrapyd-deploy writes a setup.py of its
-own into the project, whose entry point pyproject.toml would silently override.
+Everything else is declared in pyproject.toml. The extension is Cython over lxml's public C
+API, compiled against the headers lxml ships (``lxml.get_include()``): nothing of libxml2 is
+linked, the tree is lxml's own. ``scrapyd-deploy`` builds its egg with ``python setup.py
+bdist_egg``; without this file it writes a setup.py of its own, whose entry point
+pyproject.toml would silently override.
 """
 
-from setuptools import setup
+import os
 
-setup()
+import lxml
+from Cython.Build import cythonize
+from setuptools import Extension, setup
+
+# NEWSEXTRACT_SANITIZE=address builds the extension under AddressSanitizer (benchmarks/fuzz.py).
+SANITIZE = os.environ.get("NEWSEXTRACT_SANITIZE", "")
+FLAGS = [f"-fsanitize={SANITIZE}", "-fno-omit-frame-pointer", "-g", "-O1"] if SANITIZE else []
+
+EXTENSIONS = [
+    Extension(
+        "newsextract.extraction.pagemodel._walk",
+        ["newsextract/extraction/pagemodel/_walk.pyx"],
+        include_dirs=lxml.get_include(),
+        extra_compile_args=FLAGS,
+        extra_link_args=FLAGS,
+    )
+]
+
+setup(ext_modules=cythonize(EXTENSIONS, language_level=3, quiet=True))

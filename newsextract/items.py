@@ -11,9 +11,12 @@ and a page body of several megabytes in a log line helps nobody.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from newsextract.extraction.page import Page
+
+if TYPE_CHECKING:
+    from newsextract.extraction.result import Article
 
 
 def null_if_empty(value: Any) -> Any:
@@ -88,6 +91,38 @@ class ArticleItem:
     )
 
     __repr__ = short_repr
+
+
+def article_item(item: PageItem, article: Article) -> ArticleItem:
+    """The record of an article, schema.org names, from the page it came from."""
+    return ArticleItem(
+        url=item.url,
+        canonicalUrl=article.canonical_url,
+        headline=article.headline,
+        articleBody=article.body,
+        datePublished=article.date_published,
+        datePublishedRaw=article.date_published_raw,
+        authors=list(article.authors),
+        inLanguage=article.language or item.language,
+        site=item.site,
+        fetchedAt=item.fetched_at,
+        extraction={
+            "method": article.method,
+            "ruleVersion": article.rule_version,
+            "confidence": round(article.confidence, 4),
+        },
+    )
+
+
+def record_fields(item: ArticleItem) -> dict[str, Any]:
+    """The record as the feeds write it (each field's serializer applied), without Scrapy's
+    exporters: the Python API gives records without importing Scrapy."""
+    record = {}
+    for item_field in fields(item):
+        value = getattr(item, item_field.name)
+        serializer = item_field.metadata.get("serializer")
+        record[item_field.name] = serializer(value) if serializer else value
+    return record
 
 
 @dataclass

@@ -35,7 +35,12 @@ Override any of them on the command line (``-s NAME=VALUE``). The project's own 
 
 ``scrapy crawl`` (the project's, :mod:`newsextract.commands.crawl`) exits 2 for a bad
 argument, and 1 when the crawl could not start or did not complete: a feed not written or
-not stored, a state store or a failures file that could not be used.
+not stored, a state store or a failures file that could not be used, or no response at all
+(every request failed at download).
+
+In a Scrapy project of your own, ``ADDONS = {"newsextract.NewsExtract": 300}`` sets the item
+pipelines, extensions and feed settings below (:mod:`newsextract.addon`); the
+``NEWSEXTRACT_*`` settings then apply there too.
 
 For development, ``-s HTTPCACHE_ENABLED=1`` keeps every response under ``.scrapy/httpcache``
 and replays it on the next run, so extraction can be reworked without refetching.

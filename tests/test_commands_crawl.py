@@ -15,6 +15,9 @@ from pathlib import Path
 import pytest
 from crawl_runner import CrawlResult, CrawlRunner, SiteProcess
 
+from newsextract.extensions.outcome import DOWNLOAD_FAILED_STAT as DOWNLOAD_FAILED
+from newsextract.extensions.outcome import FIRST_DOWNLOAD_STAT as FIRST_DOWNLOAD
+
 pytestmark = pytest.mark.e2e
 
 #: A refused crawl only starts Python and Scrapy (2-3 s here); the bound is generous.
@@ -236,3 +239,47 @@ def test_the_profiles_directory_as_a_setting_is_refused(
     (error,) = [line for line in output.splitlines() if " ERROR: " in line]
     assert "NEWSEXTRACT_PROFILES_DIR is an environment variable, not a setting" in error
     assert harbour.server.requests_since(position) == []
+
+
+# --- nothing fetched ------------------------------------------------------------------------
+
+
+def test_the_one_line_of_a_crawl_that_fetched_nothing() -> None:
+    import doctest
+
+    from newsextract.extensions import outcome
+
+    failures, tried = doctest.testmod(outcome)
+    assert tried >= 4 and failures == 0
+    stats = {DOWNLOAD_FAILED: 1, FIRST_DOWNLOAD: "http://a.invalid/: timeout"}
+    assert outcome.crawl_failure(stats) == (
+        "nothing could be fetched: 1 request failed at download, the first "
+        "http://a.invalid/: timeout"
+    )
+    assert outcome.crawl_failure({**stats, "response_received_count": 1}) is None
+    assert outcome.crawl_failure({}) is None  # no request at all: nothing went wrong
+
+
+def test_a_crawl_that_fetched_nothing_exits_1_saying_why(
+    harbour: CrawlRunner, tmp_path: Path
+) -> None:
+    """Network down: the host cannot be resolved, so no request gets a response."""
+    args = {"start_url": "http://nonexistent.invalid/", "allow": r"/news/[a-z-]+\.html"}
+    result = harbour.run(tmp_path, "site", args)
+    assert result.returncode == 1, result.log[-3000:]
+    (line,) = [line for line in result.log.splitlines() if "exit status 1" in line]
+    assert " ERROR: exit status 1: nothing could be fetched: " in line, line
+    assert "request failed at download, the first http://nonexistent.invalid/" in line, line
+    assert "DNS lookup failed" in line, line
+    assert result.records == [] and {f["stage"] for f in result.failures} == {"download"}
+
+
+def test_a_rerun_that_finds_nothing_new_exits_0(harbour: CrawlRunner, tmp_path: Path) -> None:
+    args = {"start_url": harbour.server.origin + "/index.html", "allow": r"/news/[a-z-]+\.html"}
+    settings = {"ROBOTSTXT_OBEY": "False"}
+    first = harbour.run(tmp_path / "first", "site", args, settings=settings, data_dir=tmp_path)
+    assert first.returncode == 0 and len(first.records) == 1, first.log[-3000:]
+    again = harbour.run(tmp_path / "again", "site", args, settings=settings, data_dir=tmp_path)
+    assert again.returncode == 0, again.log[-3000:]
+    assert again.records == [] and again.gets("/index.html") == 1
+    assert "nothing could be fetched" not in again.log

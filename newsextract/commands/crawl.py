@@ -10,7 +10,8 @@ with no request made (see :mod:`newsextract.spiders.arguments`).
 Scrapy's own command exits 1 only when the crawl could not be set up. This one also exits 1
 when the crawl ran but could not keep its promise (:mod:`newsextract.extensions.outcome`: a
 feed not written or not stored, a state store that broke, a failure log that could not be
-opened). A setup error of the project (:class:`~newsextract.exceptions.NewsExtractError`,
+opened), or when no request got a response (one line: how many failed at download, and the
+first reason). A setup error of the project (:class:`~newsextract.exceptions.NewsExtractError`,
 e.g. a state store that is locked or damaged) is logged as its one-line message, which names
 the file and says what to do, instead of a traceback.
 """
@@ -29,7 +30,7 @@ from twisted.internet.defer import Deferred
 from twisted.python.failure import Failure
 
 from newsextract.exceptions import NewsExtractError
-from newsextract.extensions.outcome import crawl_failure
+from newsextract.extensions.outcome import NOTHING_FETCHED, crawl_failure
 from newsextract.sharedmode.connection import SharedModeError, connect, redis_url
 from newsextract.spiders.profiles import check_profiles_setting
 
@@ -66,10 +67,13 @@ class Command(ScrapyCrawlCommand):
         self.crawler_process.start()
         if self.crawler_process.bootstrap_failed:
             self.exitcode = EXIT_FAILED
-        elif _outcome(crawler):
+        elif failure := _outcome(crawler):
+            self.exitcode = EXIT_FAILED
+            if failure.startswith(NOTHING_FETCHED):  # no error above says it: this line does
+                logger.error("exit status 1: %s", failure)
+                return
             # The reason was logged once where it happened; the last line says what it meant.
             logger.error("exit status 1: the crawl did not complete (see the error above)")
-            self.exitcode = EXIT_FAILED
 
     def redis_reachable(self) -> bool:
         """Shared mode: Redis answers before any request is made (else one message)."""

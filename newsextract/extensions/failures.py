@@ -48,7 +48,7 @@ from twisted.internet.error import ConnectError, DNSLookupError, TimeoutError
 from twisted.python.failure import Failure
 
 from newsextract.extensions.jsonl import SpiderRecordLog, utc_now
-from newsextract.extensions.outcome import stop_crawl
+from newsextract.extensions.outcome import FIRST_DOWNLOAD_STAT, stop_crawl
 from newsextract.items import ArticleItem, FailureItem
 
 #: Sent by spiders for a failure only they can see: ``failure=FailureItem``.
@@ -204,6 +204,8 @@ class FailureLog(SpiderRecordLog):
     def record(self, failure: FailureItem) -> None:
         self.stats.inc_value("newsextract/failures")
         self.stats.inc_value(f"newsextract/failures/{failure.stage}")
+        if failure.stage == "download" and self.stats.get_value(FIRST_DOWNLOAD_STAT) is None:
+            self.stats.set_value(FIRST_DOWNLOAD_STAT, f"{failure.url}: {failure.reason}")
         self.write(failure)
 
     def failure_recorded(self, failure: FailureItem) -> None:

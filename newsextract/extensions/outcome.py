@@ -7,7 +7,9 @@ and recorded as harvested only once it is) calls :func:`stop_crawl` with one mes
 names the file and says what to do. The message is logged once and kept in the stats
 (``newsextract/fatal``), and the spider is closed with the reason ``newsextract_fatal``.
 The project's ``crawl`` command (:mod:`newsextract.commands.crawl`) asks
-:func:`crawl_failure` and exits 1; so does a feed Scrapy could not store.
+:func:`crawl_failure` and exits 1; so does a feed Scrapy could not store, and a crawl in which
+no request got a response (:func:`nothing_fetched`: the network or the site's host is down).
+A crawl that got responses but found nothing new did its job.
 """
 
 from __future__ import annotations
@@ -29,6 +31,13 @@ logger = logging.getLogger(__name__)
 FATAL_STAT = "newsextract/fatal"
 #: The ``finish_reason`` of a crawl stopped by :func:`stop_crawl`.
 FATAL_REASON = "newsextract_fatal"
+#: Download failures the failure log counted, and the first one's URL and reason
+#: (:mod:`newsextract.extensions.failures`), and the responses Scrapy's core stats counted.
+DOWNLOAD_FAILED_STAT = "newsextract/failures/download"
+FIRST_DOWNLOAD_STAT = "newsextract/first_download_failure"
+RESPONSES_STAT = "response_received_count"
+#: How the message of a crawl that got no response begins.
+NOTHING_FETCHED = "nothing could be fetched"
 #: Scrapy counts a feed it could not store under this prefix (one key per storage class).
 FEED_FAILED_PREFIX = "feedexport/failed_count/"
 
@@ -73,7 +82,24 @@ def crawl_failure(stats: Mapping[str, Any]) -> str | None:
     failed = sum(int(v) for k, v in stats.items() if k.startswith(FEED_FAILED_PREFIX))
     if failed:
         return f"a feed could not be stored ({failed} failed; see the error above)"
-    return None
+    return nothing_fetched(stats)
+
+
+def nothing_fetched(stats: Mapping[str, Any]) -> str | None:
+    """The crawl's one line when no request got a response and some failed at download (the
+    network is down, the site's host unknown); None when any response came back, even if
+    nothing in it was new.
+
+    >>> nothing_fetched({DOWNLOAD_FAILED_STAT: 3, FIRST_DOWNLOAD_STAT: "http://a.invalid/: DNS"})
+    'nothing could be fetched: 3 requests failed at download, the first http://a.invalid/: DNS'
+    >>> nothing_fetched({DOWNLOAD_FAILED_STAT: 3, RESPONSES_STAT: 1})
+    """
+    failed = int(stats.get(DOWNLOAD_FAILED_STAT) or 0)
+    if failed == 0 or int(stats.get(RESPONSES_STAT) or 0) > 0:
+        return None
+    requests = "request" if failed == 1 else "requests"
+    first = stats.get(FIRST_DOWNLOAD_STAT) or "(no reason recorded)"
+    return f"{NOTHING_FETCHED}: {failed} {requests} failed at download, the first {first}"
 
 
 def _late(crawler: Crawler, name: str) -> object:

@@ -13,6 +13,7 @@ from unicodedata import is_normalized, normalize
 
 from lxml import etree
 
+from newsextract.extraction.pagemodel.compiled import block_runs
 from newsextract.extraction.visibility import hidden_elements
 
 #: HTML 4.01 block elements plus the HTML5 sectioning elements.
@@ -110,139 +111,44 @@ class Block:
 def split_blocks(
     root: etree._Element, hidden: Collection[etree._Element] | None = None
 ) -> tuple[Block, ...]:
-    """Cut a cleaned tree into blocks with non-empty text, in one pass, without recursion.
+    """Cut a cleaned tree into blocks with non-empty text, in one compiled walk.
 
     Only one run of text is open at a time: a nested block closes the run of its parent,
-    and the parent starts a new run after it. The loop is written flat, with local state,
-    because it runs for every element of every page (the hot path of parsing). Most runs
-    are only the white space between tags: white space and ``<br>`` before a run's first
-    real text change nothing after normalisation, so they are never stored, and a run
-    without text is dropped when it closes without being normalised or made a block.
-    ``hidden``: the hidden block elements of the tree, when the caller has them already.
+    and the parent starts a new run after it. White space before a run's first real text
+    changes nothing after normalisation, so it is never stored, and a run without real text
+    is never made a block. ``hidden``: the hidden block elements of the tree, when the
+    caller has them already.
     """
-    blocks: list[Block] = []
-    owners: list[etree._Element] = [root]
     hidden_here = hidden_elements(root) if hidden is None else hidden
-    hiding: list[bool] = [root in hidden_here]  # whether each owner or an ancestor is hidden
-    first = root.text
-    content = bool(first) and not first.isspace()  # the open run holds real text
-    pieces: list[str] = [first] if content else []
-    tags: list[str] = []
-    attrs: list[str] = []
-    link_chars = in_link = 0
-    block_tags = BLOCK_TAGS
-    # Comments and processing instructions come as one event; only their tail is text.
-    walk = etree.iterwalk(root, events=("start", "end", "comment", "pi"))
-    next(walk)  # the root itself is already open
-    for event, element in walk:
-        if event == "start":
-            tag = element.tag
-            if tag in block_tags:
-                if content:
-                    _add_block(
-                        blocks,
-                        owners[-1],
-                        len(owners) - 1,
-                        pieces,
-                        link_chars,
-                        tags,
-                        attrs,
-                        hiding[-1],
-                    )
-                    pieces, tags, attrs, content = [], [], [], False
-                elif tags:
-                    tags, attrs = [], []
-                link_chars = 0
-                owners.append(element)
-                hiding.append(hiding[-1] or element in hidden_here)
-            else:
-                tags.append(tag if tag.__class__ is str else "")  # an entity, say
-                value = element.get("title")  # attr_texts: title and alt, unrolled
-                if value and not value.isspace():
-                    attrs.append(value.strip())
-                value = element.get("alt")
-                if value and not value.isspace():
-                    attrs.append(value.strip())
-                if tag == "a":
-                    in_link += 1
-            text = element.text
-        elif event == "end":
-            tag = element.tag
-            if tag in block_tags:
-                if len(owners) > 1:
-                    owner = owners.pop()
-                    owner_hidden = hiding.pop()
-                    if content:
-                        _add_block(
-                            blocks,
-                            owner,
-                            len(owners),
-                            pieces,
-                            link_chars,
-                            tags,
-                            attrs,
-                            owner_hidden,
-                        )
-                        pieces, tags, attrs, content = [], [], [], False
-                    elif tags:
-                        tags, attrs = [], []
-                    link_chars = 0
-            elif tag == "a":
-                if in_link:
-                    in_link -= 1
-            elif tag == "br" and content:
-                pieces.append(_LINE_BREAK)
-            text = element.tail
-        else:
-            text = element.tail
-        if text:
-            if content:
-                pieces.append(text)
-            elif not text.isspace():
-                pieces.append(text)
-                content = True
-            if in_link:
-                link_chars += len(text.strip())
-    if content:
-        _add_block(blocks, owners[-1], len(owners) - 1, pieces, link_chars, tags, attrs, hiding[-1])
+    blocks: list[Block] = []
+    for element, raw, depth, link_chars, tags, attrs, hiding in block_runs(
+        root, hidden_here, BLOCK_TAGS
+    ):
+        text = normalise_text(raw)
+        if not text:
+            continue
+        tag = element.tag
+        # What Block(...) builds, in one step: a frozen dataclass's __init__ sets each field
+        # through object.__setattr__, a third of the cost of a block on a page of short
+        # blocks. tests/test_extraction_page.py checks that the fields are exactly Block's.
+        block = _new_object(Block)
+        _set_attribute(
+            block,
+            "__dict__",
+            {
+                "index": len(blocks),
+                "element": element,
+                "tag": tag if tag.__class__ is str else "",
+                "text": text,
+                "depth": depth,
+                "link_chars": min(link_chars, len(text)),
+                "inline_tags": tags,
+                "attr_texts": attrs,
+                "hidden": hiding,
+            },
+        )
+        blocks.append(block)
     return tuple(blocks)
-
-
-def _add_block(
-    blocks: list[Block],
-    element: etree._Element,
-    depth: int,
-    pieces: list[str],
-    link_chars: int,
-    tags: list[str],
-    attrs: list[str],
-    hidden: bool,
-) -> None:
-    """Close one run: a block when its text is not empty once normalised."""
-    text = normalise_text("".join(pieces))
-    if not text:
-        return
-    tag = element.tag
-    # What Block(...) builds, in one step: a frozen dataclass's __init__ sets each field
-    # through object.__setattr__, a third of the cost of a block on a page of short blocks.
-    # tests/test_extraction_page.py checks that the fields are exactly Block's.
-    block = _new_object(Block)
-    _set_attribute(
-        block,
-        "__dict__",
-        {
-            "index": len(blocks),
-            "element": element,
-            "tag": tag if tag.__class__ is str else "",
-            "text": text,
-            "depth": depth,
-            "link_chars": min(link_chars, len(text)),
-            "inline_tags": tuple(tags),
-            "attr_texts": tuple(attrs),
-            "hidden": hidden,
-        },
-    )
-    blocks.append(block)
 
 
 _new_object = object.__new__

@@ -21,6 +21,7 @@ from lxml import etree
 
 from newsextract.extraction.blocks import PAGE_TAGS
 from newsextract.extraction.page import Page
+from newsextract.extraction.pagemodel.compiled import character_tables, element_tree
 
 #: How many enclosing elements of a block are looked at; bounds work on deeply nested pages.
 MAX_ANCESTORS_DEFAULT = 48
@@ -276,7 +277,8 @@ _PIPE_CODES = _code_set("|\u00bb\u203a>\u00b7\u2022/")
 _CJK_DATE_CODES = _code_set("\u5e74\u6708\u65e5")
 _NOT_WORD_CODES = _code_set("\u00d7\u00f7")
 #: Upper-case letters of every script that has them (Latin, Greek, Cyrillic, Armenian ...).
-_UPPER_CODES = np.array([chr(code).isupper() for code in range(0x10000)])
+_UPPER_TABLE, _LETTER_TABLE = character_tables()
+_UPPER_CODES = np.frombuffer(_UPPER_TABLE, dtype=np.uint8).astype(bool)
 
 
 def _bmp(codes: np.ndarray) -> np.ndarray:
@@ -344,7 +346,7 @@ _CHAR_PROPERTIES = _char_properties()
 _TOKEN_KINDS = np.where(
     _cjk_mask(np.arange(0x10000)),
     np.uint8(_CJK_CHAR),
-    np.array([c.isalnum() and not c.isdecimal() for c in map(chr, range(0x10000))], np.uint8),
+    np.frombuffer(_LETTER_TABLE, dtype=np.uint8),
 )
 _PROP_CJK, _PROP_WORD, _PROP_PUNCT, _PROP_END, _PROP_CLOSE = 1, 2, 4, 8, 16
 _PROP_DIGIT, _PROP_UPPER, _PROP_PIPE, _PROP_NEWLINE, _PROP_CJK_DATE = 32, 64, 128, 256, 512
@@ -465,54 +467,22 @@ def _element_tree(block_elements: Sequence[etree._Element], hidden: Sequence[boo
     An element is visited once, however many blocks it encloses; its class/id flags and
     tag kind are read then, and OR-ed with its parent's (numbered before it).
     """
-    ids: dict[etree._Element, int] = {}
-    known = ids.get
-    parents: list[int] = []
-    depths: list[int] = []
-    bits: list[int] = []
-    bits_any: list[int] = []
-    names: list[tuple[str, ...]] = []
-    own: list[int] = []
-    get_tag = _TAG_BITS.get
-    for element in block_elements:
-        path: list[etree._Element] = []
-        current = element
-        ident = known(element)
-        while ident is None:  # up to the first element numbered already, or past the root
-            path.append(current)
-            parent = current.getparent()
-            if parent is None:
-                ident = -1
-            else:
-                current = parent
-                ident = known(parent)
-        for member in reversed(path):
-            classes, name = member.get("class"), member.get("id")
-            judged, words = _names_of(classes, name) if classes or name else _NO_NAMES
-            if judged and member.tag in PAGE_TAGS:  # never a comment section nor noise
-                judged &= ~(_NEGATIVE_BIT | _COMMENT_BIT)
-            judged |= get_tag(member.tag, 0)
-            parents.append(ident)
-            if ident >= 0:
-                depths.append(depths[ident] + 1)
-                bits_any.append(judged | bits_any[ident])
-            else:
-                depths.append(1)
-                bits_any.append(judged)
-            bits.append(judged)
-            names.append(words)
-            ident = ids[member] = len(bits) - 1
-        own.append(ident)
-        if hidden[len(own) - 1]:  # the block's element or a block element above it is hidden
-            bits[ident] |= _HIDDEN_BIT
-            bits_any[ident] |= _HIDDEN_BIT
+    parents, own, depth, bits, bits_any, names = element_tree(
+        list(block_elements),
+        list(hidden),
+        _names_of,
+        _TAG_BITS,
+        PAGE_TAGS,
+        ~(_NEGATIVE_BIT | _COMMENT_BIT),
+        _HIDDEN_BIT,
+    )
     return _ElementTree(
         np.array(parents, dtype=np.int64),
         np.array(own, dtype=np.int64),
-        max(depths, default=0),
+        depth,
         np.array(bits, dtype=np.int64),
         np.array(bits_any, dtype=np.int64),
-        tuple(names),
+        names,
     )
 
 

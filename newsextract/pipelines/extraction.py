@@ -31,7 +31,7 @@ from scrapy.settings import BaseSettings
 from scrapy.statscollectors import StatsCollector
 
 from newsextract.exceptions import ExtractionError, NotHTMLError, PageTooComplexError
-from newsextract.extraction import Article, extract_article, parse_page
+from newsextract.extraction import extract_article, parse_page
 from newsextract.extraction.combiner import CombinerConfig
 from newsextract.extraction.page import (
     DEFAULT_LIMITS,
@@ -41,31 +41,11 @@ from newsextract.extraction.page import (
     PageLimits,
 )
 from newsextract.items import ArticleItem, PageItem
+from newsextract.items import article_item as article_item  # its home before items.py
 from newsextract.pipelines import DropPage
 
 #: The single-page answer of a crawl: articles, never a page's main region in their place.
 ARTICLES_ONLY = CombinerConfig(main_region=False)
-
-
-def article_item(item: PageItem, article: Article) -> ArticleItem:
-    """The record of an article, schema.org names, from the page it came from."""
-    return ArticleItem(
-        url=item.url,
-        canonicalUrl=article.canonical_url,
-        headline=article.headline,
-        articleBody=article.body,
-        datePublished=article.date_published,
-        datePublishedRaw=article.date_published_raw,
-        authors=list(article.authors),
-        inLanguage=article.language or item.language,
-        site=item.site,
-        fetchedAt=item.fetched_at,
-        extraction={
-            "method": article.method,
-            "ruleVersion": article.rule_version,
-            "confidence": round(article.confidence, 4),
-        },
-    )
 
 
 def page_limits(settings: BaseSettings) -> PageLimits:

@@ -41,8 +41,7 @@ from newsextract.extraction.page import (
     parse_page,
 )
 from newsextract.extraction.result import Article
-from newsextract.items import ArticleItem, PageItem
-from newsextract.pipelines.extraction import article_item
+from newsextract.items import ArticleItem, PageItem, article_item
 from newsextract.pipelines.grouping import (
     MAX_GROUPS_DEFAULT,
     SAMPLES_DEFAULT,

@@ -156,6 +156,10 @@ class SiteTemplates:
     def versions(self, kind: str = "article") -> list[RuleVersion]:
         return [v for v in self._versions if v.kind == kind]
 
+    def all_versions(self) -> list[RuleVersion]:
+        """Every version of every page kind, as the store holds them."""
+        return list(self._versions)
+
     # -- learning ------------------------------------------------------------------------
 
     def learn(self, pages: Sequence[Page], kind: str = "article") -> RuleVersion | None:
@@ -289,7 +293,11 @@ class SiteTemplates:
         return article
 
     def extract_raw(
-        self, body: bytes, url: str | None, content_type: str | None = None, kind: str = "article"
+        self,
+        body: bytes | str,
+        url: str | None,
+        content_type: str | None = None,
+        kind: str = "article",
     ) -> Article | None:
         """:meth:`extract_light` from a page's bytes (None for a body that is not HTML)."""
         if not self.has_rules(kind):

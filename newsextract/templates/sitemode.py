@@ -101,8 +101,20 @@ def _site_templates(
     config: TemplateConfig,
     figures: _Figures,
 ) -> SiteTemplates | None:
-    pages = [item.page for item in parsed if item.page is not None]
     templates = SiteTemplates(site, rules_dir, config)
+    return _learned(templates, parsed, learn, config, figures)
+
+
+def _learned(
+    templates: SiteTemplates,
+    parsed: list[_Parsed],
+    learn: bool,
+    config: TemplateConfig,
+    figures: _Figures,
+) -> SiteTemplates | None:
+    """``templates`` once learned from the parsed pages (when ``learn``), or None without
+    rules."""
+    pages = [item.page for item in parsed if item.page is not None]
     if learn and len(pages) >= config.min_pages:
         figures.groups += 1
         start = time.perf_counter()
@@ -112,6 +124,17 @@ def _site_templates(
     elif not learn and templates.has_rules():
         figures.groups += 1
     return templates if templates.has_rules() else None
+
+
+def site_outcomes(
+    pages: Sequence[tuple[ManifestEntry, Page]], templates: SiteTemplates, *, learn: bool = True
+) -> list[PageOutcome]:
+    """One site's parsed pages read as :func:`extract_site_mode` reads a group, with the rules
+    of ``templates`` (first learned from these pages when ``learn``; kept by ``templates``)."""
+    parsed = [_Parsed(entry, page, 0.0) for entry, page in pages]
+    figures = _Figures()
+    learned = _learned(templates, parsed, learn, templates.config, figures)
+    return _group_outcomes(parsed, learned, figures, templates.config, learn)
 
 
 #: Page pairs aligned per group for the reduction ratio (seed 002's figure; each pair costs a

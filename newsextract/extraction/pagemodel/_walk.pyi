@@ -1,0 +1,21 @@
+from collections.abc import Callable, Collection
+
+from lxml import etree
+
+#: One run of a block's direct text: (owner element, raw text, depth, link characters,
+#: inline tags, title and alt texts, hidden).
+Run = tuple[etree._Element, str, int, int, tuple[str, ...], tuple[str, ...], bool]
+
+def block_runs(
+    root: etree._Element, hidden: Collection[etree._Element], block_tags: frozenset[str]
+) -> list[Run]: ...
+def element_tree(
+    block_elements: list[etree._Element],
+    hidden: list[bool],
+    names_of: Callable[[str | None, str | None], tuple[int, tuple[str, ...]]],
+    tag_bits: dict[str, int],
+    page_tags: frozenset[str],
+    page_mask: int,
+    hidden_bit: int,
+) -> tuple[list[int], list[int], int, list[int], list[int], tuple[tuple[str, ...], ...]]: ...
+def character_tables() -> tuple[bytearray, bytearray]: ...

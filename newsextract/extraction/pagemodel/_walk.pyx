@@ -1,0 +1,513 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
+"""The page model's walk over libxml2's own tree, compiled.
+
+lxml's tree is read in place through lxml's public C API: nodes are never freed, unlinked
+or changed here (lxml's proxies may point at any of them), and the walk is a loop with
+explicit parent links, never recursion, so a page nested 100,000 deep costs no C stack.
+"""
+
+from cpython.bytes cimport PyBytes_FromStringAndSize
+from cpython.unicode cimport PyUnicode_DecodeUTF8
+from libc.stdlib cimport calloc, free, malloc, qsort, realloc
+from libc.string cimport memcpy, strcmp, strlen
+from lxml.includes cimport etreepublic as cetree
+from lxml.includes cimport tree
+from lxml.includes.etreepublic cimport _Document, _Element
+
+cetree.import_lxml__etree()
+
+# Python's str.isspace() on ASCII: the ASCII characters a text made only of them is "space".
+cdef bint[128] _SPACE
+for _code in range(128):
+    _SPACE[_code] = chr(_code).isspace()
+
+cdef const char* _LINE_BREAK = b"\xef\xb7\x90"  # U+FDD0, where a <br> stood (blocks.py)
+
+
+cdef struct Buffer:
+    char* data
+    Py_ssize_t size
+    Py_ssize_t capacity
+
+
+cdef int buffer_add(Buffer* buffer, const char* data, Py_ssize_t size) except -1:
+    cdef Py_ssize_t needed = buffer.size + size
+    cdef char* grown
+    if needed > buffer.capacity:
+        grown = <char*>realloc(buffer.data, max(needed, 2 * buffer.capacity, 256))
+        if grown is NULL:
+            raise MemoryError()
+        buffer.data = grown
+        buffer.capacity = max(needed, 2 * buffer.capacity, 256)
+    memcpy(buffer.data + buffer.size, data, size)
+    buffer.size = needed
+    return 0
+
+
+cdef inline bint is_text(tree.xmlNode* node) noexcept nogil:
+    return node.type == tree.XML_TEXT_NODE or node.type == tree.XML_CDATA_SECTION_NODE
+
+
+cdef inline bint is_skipped(tree.xmlNode* node) noexcept nogil:
+    return node.type == tree.XML_XINCLUDE_START or node.type == tree.XML_XINCLUDE_END
+
+
+cdef int compare_pointers(const void* a, const void* b) noexcept nogil:
+    cdef size_t x = (<size_t*>a)[0]
+    cdef size_t y = (<size_t*>b)[0]
+    return (x > y) - (x < y)
+
+
+cdef bint contains(size_t* sorted_nodes, Py_ssize_t count, size_t node) noexcept nogil:
+    cdef Py_ssize_t low = 0, high = count - 1, middle
+    while low <= high:
+        middle = (low + high) >> 1
+        if sorted_nodes[middle] == node:
+            return True
+        if sorted_nodes[middle] < node:
+            low = middle + 1
+        else:
+            high = middle - 1
+    return False
+
+
+cdef bint ascii_only(const char* data, Py_ssize_t size) noexcept nogil:
+    cdef Py_ssize_t i
+    for i in range(size):
+        if <unsigned char>data[i] >= 128:
+            return False
+    return True
+
+
+cdef bint all_space(const char* data, Py_ssize_t size) except -1:
+    """str.isspace() of the UTF-8 text (never called on an empty one)."""
+    cdef Py_ssize_t i
+    if not ascii_only(data, size):
+        return PyUnicode_DecodeUTF8(data, size, NULL).isspace()
+    for i in range(size):
+        if not _SPACE[<unsigned char>data[i]]:
+            return False
+    return True
+
+
+cdef Py_ssize_t stripped_length(const char* data, Py_ssize_t size) except -1:
+    """len(text.strip()) of the UTF-8 text."""
+    cdef Py_ssize_t start = 0, end = size
+    if not ascii_only(data, size):
+        return len(PyUnicode_DecodeUTF8(data, size, NULL).strip())
+    while start < end and _SPACE[<unsigned char>data[start]]:
+        start += 1
+    while end > start and _SPACE[<unsigned char>data[end - 1]]:
+        end -= 1
+    return end - start
+
+
+cdef object attribute(tree.xmlNode* node, const char* name):
+    """``element.get(name)``, read from the node's attribute list: a value that is one text
+    node (nearly every value an HTML parser makes) without asking libxml2 for a copy."""
+    cdef tree.xmlAttr* attr = node.properties
+    cdef tree.xmlNode* value
+    while attr is not NULL:
+        if attr.ns is NULL and strcmp(<const char*>attr.name, name) == 0:
+            value = attr.children
+            if value is not NULL and value.next is NULL and value.type == tree.XML_TEXT_NODE:
+                return PyUnicode_DecodeUTF8(
+                    <const char*>value.content, strlen(<const char*>value.content), NULL
+                )
+            return cetree.attributeValueFromNsName(node, NULL, <tree.const_xmlChar*>name)
+        attr = attr.next
+    return None
+
+
+cdef class TagNames:
+    """Each node name's tag string, looked up by the name's address: libxml2 keeps one copy
+    of each name in the document's dictionary. One instance serves one walk of one tree."""
+
+    cdef const char* addresses[256]
+    cdef list tags
+    cdef dict by_name
+
+    def __cinit__(self):
+        self.by_name = {}
+        self.tags = [None] * 256
+
+    cdef str of(self, tree.xmlNode* node):
+        """The node's tag as lxml gives it ("{namespace}name" in a namespace)."""
+        cdef const char* name = <const char*>node.name
+        cdef size_t slot = ((<size_t>name) >> 3) & 255
+        if node.ns is not NULL:
+            return cetree.namespacedName(node)
+        if self.addresses[slot] == name:
+            return <str>self.tags[slot]
+        key = <bytes>name
+        tag = self.by_name.get(key)
+        if tag is None:
+            tag = self.by_name[key] = cetree.pyunicode(node.name)
+        self.addresses[slot] = name
+        self.tags[slot] = tag
+        return tag
+
+
+cdef class _Runs:
+    """The walk's state: the open run of text, the owners' stack and the runs closed."""
+
+    cdef Buffer text
+    cdef Buffer scratch  # one text or tail, when it spans several text nodes
+    cdef bint content
+    cdef list tags
+    cdef list attrs
+    cdef Py_ssize_t link_chars
+    cdef Py_ssize_t in_link
+    cdef list runs
+    cdef _Document doc
+
+    def __cinit__(self):
+        self.tags = []
+        self.attrs = []
+        self.runs = []
+
+    def __dealloc__(self):
+        free(self.text.data)
+        free(self.scratch.data)
+
+    cdef int close(self, tree.xmlNode* owner, Py_ssize_t depth, bint hidden) except -1:
+        """Close the open run: a run when it holds real text (blocks.py normalises it)."""
+        if self.content:
+            self.runs.append(
+                (
+                    cetree.elementFactory(self.doc, owner),
+                    PyUnicode_DecodeUTF8(self.text.data, self.text.size, NULL),
+                    depth,
+                    self.link_chars,
+                    tuple(self.tags),
+                    tuple(self.attrs),
+                    hidden,
+                )
+            )
+            self.tags = []
+            self.attrs = []
+            self.content = False
+        elif self.tags:
+            self.tags = []
+            self.attrs = []
+        self.text.size = 0
+        self.link_chars = 0
+        return 0
+
+    cdef int add_text(self, const char* data, Py_ssize_t size) except -1:
+        if size == 0:
+            return 0
+        if self.content:
+            buffer_add(&self.text, data, size)
+        elif not all_space(data, size):
+            buffer_add(&self.text, data, size)
+            self.content = True
+        if self.in_link:
+            self.link_chars += stripped_length(data, size)
+        return 0
+
+    cdef tree.xmlNode* add_text_nodes(self, tree.xmlNode* node) except? NULL:
+        """Take the run of text nodes starting at ``node`` as one text, as lxml's ``.text``
+        and ``.tail`` read it; return the node after the run."""
+        cdef tree.xmlNode* following = node.next
+        cdef const char* content
+        if following is NULL or not (is_text(following) or is_skipped(following)):
+            content = <const char*>node.content
+            if content is not NULL:
+                self.add_text(content, strlen(content))
+            return following
+        self.scratch.size = 0
+        while node is not NULL and (is_text(node) or is_skipped(node)):
+            if is_text(node) and node.content is not NULL:
+                content = <const char*>node.content
+                buffer_add(&self.scratch, content, strlen(content))
+            node = node.next
+        self.add_text(self.scratch.data, self.scratch.size)
+        return node
+
+    cdef int end_inline(self, str tag) except -1:
+        """An inline element's end tag: a link closes, a line break marks the text."""
+        if tag == "a":
+            if self.in_link:
+                self.in_link -= 1
+        elif tag == "br" and self.content:
+            buffer_add(&self.text, _LINE_BREAK, 3)
+        return 0
+
+    cdef int add_inline(self, tree.xmlNode* node, str tag) except -1:
+        self.tags.append(tag)
+        if node.properties is NULL:
+            return 0
+        value = attribute(node, b"title")
+        if value and not value.isspace():
+            self.attrs.append(value.strip())
+        value = attribute(node, b"alt")
+        if value and not value.isspace():
+            self.attrs.append(value.strip())
+        return 0
+
+
+def block_runs(_Element root not None, hidden, frozenset block_tags not None) -> list:
+    """The runs of direct text of ``root``'s tree, as :func:`blocks.split_blocks` cuts it:
+    ``(owner element, raw text, depth, link chars, inline tags, attribute texts, hidden)``
+    for each run with real text, in document order. ``hidden``: hidden block elements."""
+    cdef _Runs state = _Runs()
+    cdef tree.xmlNode* top = root._c_node
+    cdef tree.xmlNode* node
+    cdef tree.xmlNode* parent
+    cdef Py_ssize_t count = 0, depth = 0, capacity = 64
+    cdef size_t* hidden_nodes = NULL
+    cdef tree.xmlNode** owners = NULL
+    cdef bint* hiding = NULL
+    cdef bint is_block
+    cdef TagNames names = TagNames()
+    cdef str tag
+    state.doc = root._doc
+    hidden_list = [element for element in hidden if isinstance(element, _Element)]
+    try:
+        hidden_nodes = <size_t*>malloc(max(len(hidden_list), 1) * sizeof(size_t))
+        owners = <tree.xmlNode**>malloc(capacity * sizeof(tree.xmlNode*))
+        hiding = <bint*>malloc(capacity * sizeof(bint))
+        if hidden_nodes is NULL or owners is NULL or hiding is NULL:
+            raise MemoryError()
+        for element in hidden_list:
+            hidden_nodes[count] = <size_t>(<_Element>element)._c_node
+            count += 1
+        qsort(hidden_nodes, count, sizeof(size_t), compare_pointers)
+        owners[0] = top
+        hiding[0] = contains(hidden_nodes, count, <size_t>top)
+        node = top.children
+        parent = top
+        while True:
+            if node is NULL:  # the end of ``parent``'s children: its end tag
+                if parent is top:
+                    break
+                node = parent
+                parent = node.parent
+                tag = names.of(node)
+                if tag in block_tags:
+                    state.close(owners[depth], depth, hiding[depth])
+                    depth -= 1
+                else:
+                    state.end_inline(tag)
+                node = node.next
+                continue
+            if is_text(node) or is_skipped(node):
+                node = state.add_text_nodes(node)
+                continue
+            if node.type == tree.XML_ELEMENT_NODE:
+                tag = names.of(node)
+                if tag in block_tags:
+                    state.close(owners[depth], depth, hiding[depth])
+                    depth += 1
+                    if depth == capacity:
+                        capacity *= 2
+                        owners = <tree.xmlNode**>_grow(owners, capacity * sizeof(tree.xmlNode*))
+                        hiding = <bint*>_grow(hiding, capacity * sizeof(bint))
+                    owners[depth] = node
+                    hiding[depth] = hiding[depth - 1] or contains(hidden_nodes, count, <size_t>node)
+                else:
+                    state.add_inline(node, tag)
+                    if tag == "a":
+                        state.in_link += 1
+                if node.children is not NULL:
+                    parent = node
+                    node = node.children
+                    continue
+                # An empty element's end tag at once.
+                if tag in block_tags:
+                    state.close(owners[depth], depth, hiding[depth])
+                    depth -= 1
+                else:
+                    state.end_inline(tag)
+                node = node.next
+                continue
+            if node.type == tree.XML_ENTITY_REF_NODE:  # lxml reads "&name;" as its text
+                state.tags.append("")
+                entity = f"&{cetree.pyunicode(node.name)};".encode()
+                state.add_text(<const char*>entity, len(entity))
+            node = node.next  # comments and processing instructions: only their tails count
+        if top.type == tree.XML_ELEMENT_NODE:  # the root's end tag, then its tail, as iterwalk
+            tag = names.of(top)
+            if tag not in block_tags:
+                state.end_inline(tag)
+        if top.next is not NULL and (is_text(top.next) or is_skipped(top.next)):
+            state.add_text_nodes(top.next)
+        state.close(owners[0], 0, hiding[0])
+        return state.runs
+    finally:
+        free(hidden_nodes)
+        free(owners)
+        free(hiding)
+
+
+cdef void* _grow(void* data, size_t size) except NULL:
+    cdef void* grown = realloc(data, size)
+    if grown is NULL:
+        raise MemoryError()
+    return grown
+
+
+# Open addressing from a node's address to its number (the tree does not change meanwhile).
+cdef struct NodeIds:
+    size_t* keys
+    Py_ssize_t* values
+    Py_ssize_t capacity  # a power of two
+    Py_ssize_t size
+
+
+cdef inline size_t _slot(NodeIds* table, size_t key) noexcept nogil:
+    cdef size_t mask = <size_t>table.capacity - 1
+    cdef size_t slot = ((key >> 4) * <size_t>11400714819323198485ULL) & mask
+    while table.keys[slot] != 0 and table.keys[slot] != key:
+        slot = (slot + 1) & mask
+    return slot
+
+
+cdef int ids_init(NodeIds* table, Py_ssize_t capacity) except -1:
+    table.capacity = capacity
+    table.size = 0
+    table.keys = <size_t*>calloc(capacity, sizeof(size_t))
+    table.values = <Py_ssize_t*>malloc(capacity * sizeof(Py_ssize_t))
+    if table.keys is NULL or table.values is NULL:
+        raise MemoryError()
+    return 0
+
+
+cdef int ids_put(NodeIds* table, size_t key, Py_ssize_t value) except -1:
+    cdef NodeIds grown
+    cdef Py_ssize_t i
+    if 2 * (table.size + 1) > table.capacity:
+        ids_init(&grown, 2 * table.capacity)
+        for i in range(table.capacity):
+            if table.keys[i] != 0:
+                ids_put(&grown, table.keys[i], table.values[i])
+        free(table.keys)
+        free(table.values)
+        table[0] = grown
+    cdef size_t slot = _slot(table, key)
+    if table.keys[slot] == 0:
+        table.size += 1
+    table.keys[slot] = key
+    table.values[slot] = value
+    return 0
+
+
+cdef inline Py_ssize_t ids_get(NodeIds* table, size_t key) noexcept nogil:
+    cdef size_t slot = _slot(table, key)
+    return table.values[slot] if table.keys[slot] == key else -2
+
+
+def element_tree(list block_elements not None, list hidden not None, names_of, dict tag_bits,
+                 frozenset page_tags, long long page_mask, long long hidden_bit) -> tuple:
+    """Number every element enclosing a block, parents before children, in one walk up
+    (what features._element_tree did in Python, to the same numbers): an element is judged
+    once, however many blocks it encloses, and its flags are OR-ed with its parent's.
+
+    Returns (parents, own, depth, bits, bits_any, names), the numbers as lists.
+    """
+    cdef NodeIds ids
+    cdef Py_ssize_t n = len(block_elements), i, ident
+    cdef tree.xmlNode* current
+    cdef tree.xmlNode* parent
+    cdef long long judged
+    cdef tree.xmlNode** path = NULL
+    cdef Py_ssize_t path_size = 0, path_capacity = 64
+    cdef TagNames names = TagNames()
+    words_of = []
+    ids_init(&ids, 1024)
+    path = <tree.xmlNode**>malloc(path_capacity * sizeof(tree.xmlNode*))
+    try:
+        if path is NULL:
+            raise MemoryError()
+        parent_values = []
+        depth_values = []
+        bit_values = []
+        any_values = []
+        own_values = []
+        for i in range(n):
+            current = (<_Element>block_elements[i])._c_node
+            path_size = 0
+            ident = ids_get(&ids, <size_t>current)
+            while ident == -2:  # up to the first element numbered already, or past the root
+                if path_size == path_capacity:
+                    path_capacity *= 2
+                    path = <tree.xmlNode**>_grow(path, path_capacity * sizeof(tree.xmlNode*))
+                path[path_size] = current
+                path_size += 1
+                parent = current.parent
+                if parent is NULL or parent.type != tree.XML_ELEMENT_NODE:
+                    ident = -1
+                else:
+                    current = parent
+                    ident = ids_get(&ids, <size_t>parent)
+            while path_size > 0:
+                path_size -= 1
+                current = path[path_size]
+                judged, words = _judge(current, names_of, names, tag_bits, page_tags, page_mask)
+                parent_values.append(ident)
+                if ident >= 0:
+                    depth_values.append(depth_values[ident] + 1)
+                    any_values.append(judged | any_values[ident])
+                else:
+                    depth_values.append(1)
+                    any_values.append(judged)
+                bit_values.append(judged)
+                words_of.append(words)
+                ident = len(bit_values) - 1
+                ids_put(&ids, <size_t>current, ident)
+            own_values.append(ident)
+            if hidden[i]:  # the block's element or a block element above it is hidden
+                bit_values[ident] |= hidden_bit
+                any_values[ident] |= hidden_bit
+        return (
+            parent_values,
+            own_values,
+            max(depth_values, default=0),
+            bit_values,
+            any_values,
+            tuple(words_of),
+        )
+    finally:
+        free(ids.keys)
+        free(ids.values)
+        free(path)
+
+
+cdef tuple _judge(tree.xmlNode* node, names_of, TagNames names, dict tag_bits, frozenset page_tags,
+                  long long page_mask):
+    """An element's flag bits and class/id words (its class and id judged by ``names_of``)."""
+    cdef long long judged = 0
+    classes = ident = None
+    if node.properties is not NULL:
+        classes = attribute(node, b"class")
+        ident = attribute(node, b"id")
+    tag = names.of(node)
+    words = ()
+    if classes or ident:
+        judged, words = names_of(classes, ident)
+        if judged and tag in page_tags:  # never a comment section nor noise
+            judged &= page_mask
+    judged |= tag_bits.get(tag, 0)
+    return judged, words
+
+
+cdef extern from "Python.h":
+    bint Py_UNICODE_ISUPPER(Py_UCS4 ch)
+    bint Py_UNICODE_ISALNUM(Py_UCS4 ch)
+    bint Py_UNICODE_ISDECIMAL(Py_UCS4 ch)
+
+
+def character_tables() -> tuple:
+    """Two tables over the Basic Multilingual Plane, one byte a character, as Python's own
+    ``str`` methods judge each character: ``c.isupper()``, and ``c.isalnum() and not
+    c.isdecimal()``. Built in C at import: the same loops in Python took 60 ms."""
+    upper = bytearray(0x10000)
+    letters = bytearray(0x10000)
+    cdef unsigned char[:] upper_view = upper
+    cdef unsigned char[:] letter_view = letters
+    cdef Py_UCS4 code
+    for code in range(0x10000):
+        upper_view[code] = Py_UNICODE_ISUPPER(code)
+        letter_view[code] = Py_UNICODE_ISALNUM(code) and not Py_UNICODE_ISDECIMAL(code)
+    return upper, letters

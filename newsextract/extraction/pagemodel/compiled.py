@@ -1,0 +1,17 @@
+"""The compiled page model, or one clear error naming the fix: there is no slow fallback."""
+
+from __future__ import annotations
+
+try:
+    from newsextract.extraction.pagemodel._walk import (
+        block_runs,
+        character_tables,
+        element_tree,
+    )
+except ImportError as error:  # pragma: no cover - a checkout that was never built
+    raise ImportError(
+        "newsextract's compiled page model is not built: run pip install -e . "
+        "(or pip install .) on a machine with a C compiler"
+    ) from error
+
+__all__ = ["block_runs", "character_tables", "element_tree"]
