@@ -1,4 +1,5 @@
-"""A small static site server for offline crawls: the demo and the end-to-end tests use it.
+"""A small static site server for offline crawls (the demo and the end-to-end tests use it),
+and the bundled demo site (:func:`demo_site`).
 
 It serves one directory on 127.0.0.1 plus a table of *fault routes* read from
 ``ROOT/_routes.json`` on every request, so a site can be written after the server
@@ -30,6 +31,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from importlib import resources
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlsplit
@@ -48,6 +50,16 @@ _CONTENT_TYPES = {
     ".atom": "application/atom+xml",
     ".txt": "text/plain",
 }
+
+#: Which URLs of the demo site are articles (its listings use /section/ and /index.html).
+ARTICLE_PATTERN = r"/article/\d{4}/\d{2}/[\w-]+"
+
+
+@contextmanager
+def demo_site() -> Iterator[Path]:
+    """The bundled site as a directory (extracted to a temporary one if zipped)."""
+    with resources.as_file(resources.files("newsextract") / "demo" / "site") as path:
+        yield Path(path)
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,7 @@ from scrapy.settings import Settings
 from scrapy.utils.test import get_crawler
 
 from newsextract.addon import COMPONENTS, NewsExtract
-from newsextract.demo import ARTICLE_PATTERN, demo_site
+from newsextract.demo_server import ARTICLE_PATTERN, demo_site
 from newsextract.extensions.failures import failure_recorded
 from newsextract.items import FailureItem, PageItem
 from newsextract.spidermiddlewares.pages import ResponsePages

@@ -16,7 +16,7 @@ import pytest
 import newsextract
 from newsextract import Article, Outcome, Site, extract, extract_outcome
 from newsextract.cli import main
-from newsextract.demo import demo_site
+from newsextract.demo_server import demo_site
 from newsextract.evaluation.dataset import ManifestEntry
 from newsextract.exporters import record_dict
 from newsextract.templates.sitemode import extract_site_mode

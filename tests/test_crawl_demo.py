@@ -14,15 +14,8 @@ from typing import Any
 import lxml.html
 import pytest
 
-from newsextract.cli.demo import (
-    ARTICLE_PATTERN,
-    DemoSummary,
-    crawl_command,
-    demo_site,
-    run,
-    summarise_output,
-)
-from newsextract.demo_server import load_routes
+from newsextract.cli.demo import DemoSummary, crawl_command, run, summarise_output
+from newsextract.demo_server import ARTICLE_PATTERN, demo_site, load_routes
 from newsextract.evaluation.metric import score_page
 
 #: Each demo article's body against the text of its ``article-body`` paragraphs; the demo

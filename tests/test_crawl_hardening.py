@@ -25,7 +25,7 @@ from typing import IO, Any
 import pytest
 from crawl_runner import CrawlResult, CrawlRunner, SiteProcess, read_jsonl
 
-from newsextract.cli.demo import ARTICLE_PATTERN, demo_site
+from newsextract.demo_server import ARTICLE_PATTERN, demo_site
 from newsextract.state import PendingRequest, StateStore, content_hash
 
 pytestmark = pytest.mark.e2e

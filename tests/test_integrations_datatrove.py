@@ -1,4 +1,4 @@
-"""DataTrove: a crawl's web archive through NewsWarcReader -> NewsExtract -> JsonlWriter, in
+"""DataTrove: a crawl's web archive through NewsWarcReader -> ArticleExtractor -> JsonlWriter, in
 two tasks, gives the records of ``newsextract batch --warc``."""
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ def test_a_pipeline_of_two_tasks_gives_the_records_of_batch_warc(
     from datatrove.executor import LocalPipelineExecutor
     from datatrove.pipeline.writers import JsonlWriter
 
-    from newsextract.integrations.datatrove import NewsExtract, NewsWarcReader, article_record
+    from newsextract.integrations.datatrove import ArticleExtractor, NewsWarcReader, article_record
 
     crawl = crawl_runner.run(
         tmp_path / "crawl",
@@ -56,7 +56,7 @@ def test_a_pipeline_of_two_tasks_gives_the_records_of_batch_warc(
     LocalPipelineExecutor(
         pipeline=[
             NewsWarcReader(str(warc), glob_pattern="site-*.warc.gz"),
-            NewsExtract(),
+            ArticleExtractor(),
             JsonlWriter(str(tmp_path / "records"), adapter=article_record, compression=None),
             JsonlWriter(str(tmp_path / "documents"), compression=None),
         ],
@@ -84,16 +84,16 @@ def test_a_pipeline_of_two_tasks_gives_the_records_of_batch_warc(
 
 
 def test_the_extractor_alone_gives_the_body(tmp_path: Path) -> None:
-    from newsextract.integrations.datatrove import NewsExtract
+    from newsextract.integrations.datatrove import ArticleExtractor
 
     paragraphs = "".join(
         f"<p>Paragraph {n} of a story about the harbour, its boats and the people who fish "
         "there every morning of the year.</p>"
         for n in range(8)
     )
-    body = NewsExtract().extract(f"<html><body><article>{paragraphs}</article></body></html>")
+    body = ArticleExtractor().extract(f"<html><body><article>{paragraphs}</article></body></html>")
     assert body.splitlines()[0].startswith("Paragraph 0 of a story")
-    assert NewsExtract().extract("<html><body></body></html>") == ""
+    assert ArticleExtractor().extract("<html><body></body></html>") == ""
 
 
 def test_without_datatrove_the_import_says_what_to_install(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -26,7 +26,7 @@ from typing import Any
 import pytest
 from crawl_runner import SiteProcess
 
-from newsextract.cli.demo import ARTICLE_PATTERN, demo_site
+from newsextract.demo_server import ARTICLE_PATTERN, demo_site
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 PROJECT = "newsextract"

@@ -18,17 +18,12 @@ import sys
 import tempfile
 import urllib.request
 from collections import Counter
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
 
-from newsextract.demo_server import serve_in_thread
+from newsextract.demo_server import ARTICLE_PATTERN, demo_site, serve_in_thread
 
 OUT_DEFAULT = "newsextract-demo"
-#: Which URLs of the demo site are articles (its listings use /section/ and /index.html).
-ARTICLE_PATTERN = r"/article/\d{4}/\d{2}/[\w-]+"
 #: A bound on the crawl (about 20 requests on loopback; a second or two).
 CRAWL_TIMEOUT_DEFAULT = 300.0
 ARTICLES_FILE = "articles.jsonl"
@@ -101,13 +96,6 @@ def run(args: argparse.Namespace) -> int:
         print(f"the crawl did not complete; see {out / LOG_FILE}", file=sys.stderr)
         return 1
     return 0
-
-
-@contextmanager
-def demo_site() -> Iterator[Path]:
-    """The bundled site as a directory (extracted to a temporary one if zipped)."""
-    with resources.as_file(resources.files("newsextract") / "demo" / "site") as path:
-        yield Path(path)
 
 
 def crawl_command(origin: str, out: Path) -> list[str]:

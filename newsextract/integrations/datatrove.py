@@ -2,18 +2,18 @@
 
     from datatrove.executor import LocalPipelineExecutor
     from datatrove.pipeline.writers import JsonlWriter
-    from newsextract.integrations.datatrove import NewsExtract, NewsWarcReader, article_record
+    from newsextract.integrations.datatrove import ArticleExtractor, NewsWarcReader, article_record
 
     LocalPipelineExecutor(
         pipeline=[
             NewsWarcReader("warc/"),
-            NewsExtract(),
+            ArticleExtractor(),
             JsonlWriter("articles/", adapter=article_record, compression=None),
         ],
         tasks=2,
     ).run()
 
-:class:`NewsExtract` is a DataTrove extractor (``BaseExtractor``: each page is read in a
+:class:`ArticleExtractor` is a DataTrove extractor (``BaseExtractor``: each page is read in a
 child process with a per-page timeout, and a page that gives no article is dropped and
 counted). A document leaves it with the article's body as its text and the rest of the
 article record in its metadata: headline, dates, authors, language, site, fetch time, the
@@ -25,7 +25,7 @@ extraction's method and confidence, and ``warcRecordId`` (the document's id). Wi
 archive a newsextract crawl wrote, only the article pages, with the crawl's site and
 language; of another archive, every HTML response with a 2xx status; each decoded with its
 HTTP charset. After DataTrove's own ``WarcReader`` (which keeps neither the HTTP headers nor
-the crawl's fields), :class:`NewsExtract` reads every HTML response it gives, its site being
+the crawl's fields), :class:`ArticleExtractor` reads every HTML response it gives, its site being
 the URL's host name.
 
 The same pipeline runs on a cluster with DataTrove's ``SlurmPipelineExecutor`` or
@@ -66,7 +66,7 @@ WARMUP_PAGE = "<html><body><article><p>" + "A warm-up sentence. " * 20 + "</p></
 _UTF8_HTML = "text/html; charset=utf-8"
 
 
-class NewsExtract(BaseExtractor):  # type: ignore[misc]  # DataTrove ships no type hints
+class ArticleExtractor(BaseExtractor):  # type: ignore[misc]  # DataTrove ships no type hints
     """The article of each HTML document: its body as the text, its record in the metadata."""
 
     name = "📰 newsextract"
