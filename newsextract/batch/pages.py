@@ -6,7 +6,7 @@ template stage: ``site`` learns each group's template from its pages
 (:mod:`newsextract.templates.sitemode`, one group at a time), ``rules`` only applies the rules
 saved in a rules folder, as a later crawl does (:mod:`newsextract.templates.rulesmode`).
 
-The work is cut in :class:`Unit` s that a worker process can do alone: a run of consecutive
+The work is cut in units (:class:`Unit`) that a worker process can do alone: a run of consecutive
 pages in single mode, one site's pages in the other two (a site's template is learned, or its
 rules read, once). Each page has its position in the output, so that the outcomes of units
 done in any order are written in the order of a run with one process.
@@ -108,16 +108,14 @@ def units(
     if mode == "rules":
         check_rules(entries, group_by, rules_dir)
         where = {id(entry): position for position, entry in enumerate(entries)}
-        return [
-            Unit(mode, tuple(members), tuple(where[id(m)] for m in members), group_by, rules_dir)
-            for members in groups
-        ]
-    made, start = [], 0
-    for members in groups:  # site mode writes site after site
-        positions = tuple(range(start, start + len(members)))
-        made.append(Unit(mode, tuple(members), positions, group_by, rules_dir))
-        start += len(members)
-    return made
+        places = [tuple(where[id(entry)] for entry in members) for members in groups]
+    else:  # site mode writes site after site
+        ends = itertools.accumulate(len(members) for members in groups)
+        places = [tuple(range(end - len(m), end)) for m, end in zip(groups, ends, strict=True)]
+    return [
+        Unit(mode, tuple(members), positions, group_by, rules_dir)
+        for members, positions in zip(groups, places, strict=True)
+    ]
 
 
 def single_units(entries: Iterable[ManifestEntry]) -> Iterator[Unit]:
@@ -127,14 +125,6 @@ def single_units(entries: Iterable[ManifestEntry]) -> Iterator[Unit]:
     while chunk := tuple(itertools.islice(pages, SINGLE_UNIT_PAGES)):
         yield Unit("single", chunk, tuple(range(start, start + len(chunk))))
         start += len(chunk)
-
-
-def page_outcomes(
-    entries: Sequence[ManifestEntry], mode: str, group_by: str, rules_dir: Path | None
-) -> Iterator[PageOutcome]:
-    """Every page's outcome, in this process, in the order they are written."""
-    work = units(entries, mode, group_by, rules_dir)
-    return in_order((unit, unit.outcomes()) for unit in work)
 
 
 def in_order(done: Iterable[tuple[Unit, Iterable[PageOutcome]]]) -> Iterator[PageOutcome]:
