@@ -8,13 +8,15 @@ TMP --quiet --workers N``, a process of its own, start-up included) over the set
 run's files are checked byte for byte against the first one's. ``SET`` is a development set
 under ``--data`` (default ``$NEWSEXTRACT_SHARED_DATA`` or ``../shared/data``) or a manifest.
 "cpu s" is the CPU time of the run's processes, workers included: on a machine shared with
-other work, the wall-clock speed-up falls, while the CPU time says what the pool costs. The
-target: 2 workers on 2 free cores read at least 1.8 times the pages a second of one.
+other work, the wall-clock speed-up falls, while the CPU time says what the pool costs; the
+speed-up of processes that only count, taken before and after, says how many cores were
+free. The target: 2 workers on 2 free cores read at least 1.8 times the pages a second of one.
 """
 
 from __future__ import annotations
 
 import argparse
+import multiprocessing
 import os
 import resource
 import subprocess
@@ -44,6 +46,27 @@ def _children_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
+def _spin(loops: int) -> int:
+    total = 0
+    for number in range(loops):
+        total += number
+    return total
+
+
+def free_cores(workers: int, loops: int = 20_000_000) -> float:
+    """How many cores this machine gives now: the speed-up of ``workers`` processes that
+    only count, over one doing their work alone (2.0 on two idle cores)."""
+    started = time.perf_counter()
+    for _ in range(workers):
+        _spin(loops)
+    alone = time.perf_counter() - started
+    with multiprocessing.get_context("fork").Pool(workers) as pool:
+        started = time.perf_counter()
+        pool.map(_spin, [loops] * workers)
+        together = time.perf_counter() - started
+    return alone / together
+
+
 def files(folder: Path) -> dict[str, bytes]:
     return {path.name: path.read_bytes() for path in sorted(folder.iterdir())}
 
@@ -60,6 +83,7 @@ def main(argv: list[str] | None = None) -> int:
     manifest = manifest_path(given if given.exists() else args.data / args.set)
     pages = sum(1 for _ in read_manifest(manifest))
     best: dict[int, tuple[float, float]] = {}
+    cores = [free_cores(max(args.workers))]
     with tempfile.TemporaryDirectory(prefix="batch-workers-") as scratch:
         first: dict[str, bytes] | None = None
         for _ in range(args.repeat):
@@ -71,6 +95,7 @@ def main(argv: list[str] | None = None) -> int:
                 first = first or written
                 if written != first:
                     raise SystemExit(f"{workers} workers wrote other files than the first run")
+    cores.append(free_cores(max(args.workers)))
     base = best[args.workers[0]][0]
     print(f"{manifest} ({pages} pages, mode {args.mode}): best of {args.repeat}, start-up included")
     print(f"{'workers':>8} {'seconds':>8} {'pages/s':>8} {'speed-up':>8} {'cpu s':>8}")
@@ -78,6 +103,8 @@ def main(argv: list[str] | None = None) -> int:
         speed = f"{pages / seconds:>8.1f} {base / seconds:>7.2f}x"
         print(f"{workers:>8} {seconds:>8.1f} {speed} {cpu:>8.1f}")
     print(f"load average at the end: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+    counted = " and ".join(f"{speed:.2f}x" for speed in cores)
+    print(f"{max(args.workers)} processes that only count, before and after: {counted}")
     return 0
 
 
