@@ -32,30 +32,41 @@ class BatchOutput:
     leaves every finished page's text, record and error line on disk."""
 
     folder: Path
-    records: RecordFile
+    records_path: Path
+    record_format: str
     errors: TextIO
     headline_first: bool = False
     pages: int = 0
     failed: int = 0
+    _records: RecordFile | None = None
 
     @classmethod
     def open(cls, folder: Path, record_format: str, headline_first: bool) -> BatchOutput:
         """Create the folder and its files; raise :class:`BatchError` if that fails."""
-        from newsextract.exporters import RecordFile  # imports Scrapy, a second's work
-
         if folder.exists() and not folder.is_dir():
             raise BatchError(f"--out {folder}: not a folder")
+        records_path = folder / f"{RECORDS_FILE}.{record_format}"
         try:
             folder.mkdir(parents=True, exist_ok=True)
             errors = (folder / ERRORS_FILE).open("w", encoding="utf-8")
         except OSError as error:
             raise BatchError(f"--out {folder}: {error.strerror or error}") from None
         try:
-            records = RecordFile(folder / f"{RECORDS_FILE}.{record_format}", record_format)
+            records_path.open("wb").close()  # writable: the exporter opens it when first used
         except OSError as error:
             errors.close()
             raise BatchError(f"--out {folder}: {error.strerror or error}") from None
-        return cls(folder, records, errors, headline_first)
+        return cls(folder, records_path, record_format, errors, headline_first)
+
+    @property
+    def records(self) -> RecordFile:
+        """The records' exporter, made at its first use: it imports Scrapy (half a second),
+        which the workers need not wait for."""
+        if self._records is None:
+            from newsextract.exporters import RecordFile
+
+            self._records = RecordFile(self.records_path, self.record_format)
+        return self._records
 
     def write(self, outcome: PageOutcome) -> None:
         """The page's text file, and its record or its error line."""
@@ -73,7 +84,7 @@ class BatchOutput:
         self.records.write(_record(outcome))
 
     def close(self) -> None:
-        self.records.close()
+        self.records.close()  # a file of no record is still a whole document
         self.errors.close()
 
 
