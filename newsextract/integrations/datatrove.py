@@ -21,12 +21,12 @@ extraction's method and confidence, and ``warcRecordId`` (the document's id). Wi
 :func:`article_record` as the writer's adapter, each line is the record ``newsextract batch
 --warc`` writes (single mode) for the same archive.
 
-:class:`NewsWarcReader` is DataTrove's ``WarcReader`` reading as ``batch --warc`` does: of an
-archive a newsextract crawl wrote, only the article pages, with the crawl's site and
-language; of another archive, every HTML response with a 2xx status; each decoded with its
-HTTP charset. After DataTrove's own ``WarcReader`` (which keeps neither the HTTP headers nor
-the crawl's fields), :class:`ArticleExtractor` reads every HTML response it gives, its site being
-the URL's host name.
+:class:`NewsWarcReader` reads web archives as ``batch --warc`` does: of an archive a
+newsextract crawl wrote, only the article pages, with the crawl's site and language; of
+another archive, every HTML response with a 2xx status; each decoded with its HTTP charset.
+After DataTrove's own ``WarcReader`` (which keeps neither the HTTP headers nor the crawl's
+fields), :class:`ArticleExtractor` reads every HTML response it gives, its site being the
+URL's host name.
 
 The same pipeline runs on a cluster with DataTrove's ``SlurmPipelineExecutor`` or
 ``RayPipelineExecutor`` in place of the local one (see the README).
@@ -47,7 +47,7 @@ from urllib.parse import urlsplit
 try:
     from datatrove.data import Document, DocumentsPipeline
     from datatrove.pipeline.extractors.base import BaseExtractor, ExtractorSandbox
-    from datatrove.pipeline.readers.warc import WarcReader
+    from datatrove.pipeline.readers.base import BaseDiskReader
     from datatrove.utils.typeshelper import StatHints
 except ImportError as error:  # the optional extra is not installed
     raise ImportError(
@@ -144,10 +144,12 @@ def page_record(
     return article_record(outcome, entry)
 
 
-class NewsWarcReader(WarcReader):  # type: ignore[misc]
-    """DataTrove's ``WarcReader``, reading the pages ``batch --warc`` reads: each document's
-    text is the page decoded with its HTTP charset; its metadata the URL, the WARC-Date,
-    the Content-Type and, from a newsextract crawl's archive, the site and language."""
+class NewsWarcReader(BaseDiskReader):  # type: ignore[misc]
+    """A DataTrove reader of web archives (the arguments of DataTrove's ``WarcReader``, whose
+    base it shares) reading the pages ``batch --warc`` reads: each document's text is the
+    page decoded with its HTTP charset; its metadata the URL, the WARC-Date, the Content-Type
+    and, from a newsextract crawl's archive, the site and language. It reads with the
+    project's own archive reader, so it needs none of DataTrove's ``io`` extra."""
 
     name = "🕷 newsextract Warc"
     _requires_dependencies = ["newsextract"]
