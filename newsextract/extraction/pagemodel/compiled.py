@@ -4,6 +4,7 @@ from __future__ import annotations
 
 try:
     from newsextract.extraction.pagemodel._walk import (
+        Inherited,
         block_runs,
         character_tables,
         element_tree,
@@ -14,4 +15,4 @@ except ImportError as error:  # pragma: no cover - a checkout that was never bui
         "(or pip install .) on a machine with a C compiler"
     ) from error
 
-__all__ = ["block_runs", "character_tables", "element_tree"]
+__all__ = ["Inherited", "block_runs", "character_tables", "element_tree"]
