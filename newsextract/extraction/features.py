@@ -21,7 +21,13 @@ from lxml import etree
 
 from newsextract.extraction.blocks import PAGE_TAGS
 from newsextract.extraction.page import Page
-from newsextract.extraction.pagemodel.compiled import character_tables, element_tree
+from newsextract.extraction.pagemodel.compiled import (
+    PROPERTY_BITS,
+    element_tree,
+    fill_text_counts,
+    token_table,
+    upper_case_table,
+)
 
 #: How many enclosing elements of a block are looked at; bounds work on deeply nested pages.
 MAX_ANCESTORS_DEFAULT = 48
@@ -213,51 +219,15 @@ _BLOCK_FIELDS = attrgetter("text", "element", "tag", "link_chars", "inline_tags"
 
 
 def _token_table(lowered: str, n: int) -> tuple[tuple[str, ...], np.ndarray, np.ndarray]:
-    """Every block's words (``_TOKEN`` in its lower-cased text), the block each one belongs
-    to, and each block's characters in words; ``lowered``: the ``n`` texts joined by NULs.
-
-    The tokens are found from a table of the characters, not by the regex (a third of the
-    time): every character that is no token's becomes a space, CJK characters get a space
-    on each side, and ``str.split`` cuts the rest in C.
-    """
+    """Every block's words (``_TOKEN`` in its lower-cased text: runs of letters, each CJK
+    character a word of its own), the block each one belongs to, and each block's characters
+    in words; ``lowered``: the ``n`` texts joined by NULs. One compiled pass."""
     if n == 0:
         return (), np.zeros(0, dtype=np.int64), np.zeros(0)
-    # A lone surrogate (never in a parsed page's text) is a code point like any other here.
-    codes = np.frombuffer(lowered.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
-    kinds = _TOKEN_KINDS[_bmp(codes)]
-    astral = np.flatnonzero(codes > 0xFFFF)
-    if len(astral):  # past the BMP, the table's last slot stands for every character
-        kinds[astral] = [_token_kind(chr(code)) for code in codes[astral].tolist()]
-    letter, cjk = kinds == _LETTER, kinds == _CJK_CHAR
-    in_token = letter | cjk
-    starts = cjk.copy()
-    starts[:1] |= letter[:1]
-    starts[1:] |= letter[1:] & ~letter[:-1]
-    owner = np.cumsum(codes == 0)  # the block of each character (a NUL opens the next one)
-    sizes = np.bincount(owner[starts], minlength=n)
-    token_chars = np.bincount(owner[in_token], minlength=n).astype(float)
-    spaced = np.where(in_token, codes, np.uint32(32))
-    if cjk.any():  # each CJK character becomes space, character, space
-        at = np.flatnonzero(cjk)
-        spaced = np.repeat(spaced, np.where(cjk, 3, 1))
-        at += 2 * np.arange(len(at))
-        spaced[at] = spaced[at + 2] = 32
-    words = tuple(spaced.tobytes().decode("utf-32-le").split())
+    sizes = np.zeros(n, dtype=np.int64)
+    token_chars = np.zeros(n)
+    words = token_table(lowered, sizes, token_chars)
     return words, np.repeat(np.arange(n, dtype=np.int64), sizes), token_chars
-
-
-_LETTER, _CJK_CHAR = 1, 2
-
-
-def _token_kind(char: str) -> int:
-    """What ``_TOKEN`` makes of a character: a CJK token, part of a letter run, or nothing
-    (``[^\\W\\d_]`` is ``str.isalnum`` less the decimal digits)."""
-    if _CJK_CHARACTER.fullmatch(char):
-        return _CJK_CHAR
-    return _LETTER if char.isalnum() and not char.isdecimal() else 0
-
-
-_CJK_CHARACTER = re.compile(f"[{_CJK}]")
 
 
 _TAG_INDEX = {tag: i for i, tag in enumerate(OWN_TAGS)}
@@ -277,8 +247,7 @@ _PIPE_CODES = _code_set("|\u00bb\u203a>\u00b7\u2022/")
 _CJK_DATE_CODES = _code_set("\u5e74\u6708\u65e5")
 _NOT_WORD_CODES = _code_set("\u00d7\u00f7")
 #: Upper-case letters of every script that has them (Latin, Greek, Cyrillic, Armenian ...).
-_UPPER_TABLE, _LETTER_TABLE = character_tables()
-_UPPER_CODES = np.frombuffer(_UPPER_TABLE, dtype=np.uint8).astype(bool)
+_UPPER_CODES = np.frombuffer(upper_case_table(), dtype=np.uint8).astype(bool)
 
 
 def _bmp(codes: np.ndarray) -> np.ndarray:
@@ -342,88 +311,35 @@ def _char_properties() -> np.ndarray:
 
 
 _CHAR_PROPERTIES = _char_properties()
-#: _token_kind of every character of the BMP.
-_TOKEN_KINDS = np.where(
-    _cjk_mask(np.arange(0x10000)),
-    np.uint8(_CJK_CHAR),
-    np.frombuffer(_LETTER_TABLE, dtype=np.uint8),
+# The bits of _CHAR_PROPERTIES, as the compiled text counts read them.
+_PROP_CJK, _PROP_WORD, _PROP_PUNCT, _PROP_END, _PROP_CLOSE = (
+    PROPERTY_BITS[name] for name in ("cjk", "word", "punct", "end", "close")
 )
-_PROP_CJK, _PROP_WORD, _PROP_PUNCT, _PROP_END, _PROP_CLOSE = 1, 2, 4, 8, 16
-_PROP_DIGIT, _PROP_UPPER, _PROP_PIPE, _PROP_NEWLINE, _PROP_CJK_DATE = 32, 64, 128, 256, 512
+_PROP_DIGIT, _PROP_UPPER, _PROP_PIPE, _PROP_NEWLINE, _PROP_CJK_DATE = (
+    PROPERTY_BITS[name] for name in ("digit", "upper", "pipe", "newline", "cjk_date")
+)
 
 
 def _text_counts(
     texts: Sequence[str], joined: str, lowered: str
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Characters, words and the counts of _COUNT_NAMES for every block at once (``joined``:
-    the texts joined by NULs, ``lowered`` that lower-cased)."""
+    the texts joined by NULs, ``lowered`` that lower-cased): the character counts in one
+    compiled pass, the byline and copyright searches here."""
     n = len(texts)
     counts = np.zeros((n, len(_COUNT_NAMES)))
-    lengths = np.fromiter(map(len, texts), float, n)
+    lengths = np.zeros(n)
+    words = np.zeros(n)
     if n == 0:
-        return lengths, np.zeros(0), counts
-    codes = np.frombuffer(joined.encode("utf-32-le"), dtype=np.uint32)
-    owner = np.repeat(np.arange(n), lengths.astype(np.int64) + 1)[: len(codes)]
-    props = _CHAR_PROPERTIES[_bmp(codes)]  # one lookup gives every per-character test
-
-    def per_block(mask: np.ndarray) -> np.ndarray:
-        counted: np.ndarray = np.bincount(owner[mask], minlength=n)
-        return counted
-
-    word = (props & _PROP_WORD) != 0
-    word_start = word.copy()
-    word_start[1:] &= ~word[:-1]
-    following = np.empty_like(props)
-    following[:-1] = props[1:]
-    following[-1] = _CHAR_PROPERTIES[0]  # past the end reads as a NUL, as between blocks
-    sentence_end = ((props & _PROP_END) != 0) & ((following & _PROP_CLOSE) != 0)
-    counts[:, 0] = per_block((props & _PROP_PUNCT) != 0)
-    counts[:, 1] = per_block(sentence_end)
-    digit = (props & _PROP_DIGIT) != 0
-    counts[:, 2] = per_block(digit)
-    counts[:, 3] = per_block((props & _PROP_UPPER) != 0)
-    counts[:, 4] = per_block((props & _PROP_PIPE) != 0)
+        return lengths, words, counts
+    fill_text_counts(joined, _CHAR_PROPERTIES, lengths, words, counts)
     starts = np.concatenate([[0], np.cumsum(lengths[:-1] + 1)])
-    digits = np.flatnonzero(digit)
-    dated = digits[_date_like(codes, props, digits)]
-    counts[:, 5] = np.bincount(owner[dated], minlength=n) > 0
     counts[:, 6] = _byline_blocks(joined, starts)
     if len(lowered) == len(joined):
         counts[:, 7] = _blocks_with(lowered, _COPYRIGHT_WORDS, starts)
     else:  # a few characters grow when lower-cased (U+0130): positions would shift
         counts[:, 7] = [any(w in t.lower() for w in _COPYRIGHT_WORDS) for t in texts]
-    counts[:, 8] = per_block((props & _PROP_CJK) != 0)
-    counts[:, 9] = per_block((props & _PROP_NEWLINE) != 0)
-    counts[:, 12] = per_block(word_start & ((props & _PROP_UPPER) != 0))
-    counts[:, 13] = _final_stops(props, starts, lengths)
-    words = np.bincount(owner[word_start], minlength=n) + counts[:, 8]
-    return lengths, words.astype(float), counts
-
-
-def _final_stops(props: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
-    """1 for blocks whose text ends a sentence (a full stop, maybe with a closing quote)."""
-    last = (starts + lengths - 1).astype(np.int64)
-    before = np.maximum(last - 1, 0)
-    ends = (props[np.maximum(last, 0)] & _PROP_END) != 0
-    closed = ((props[np.maximum(last, 0)] & _PROP_CLOSE) != 0) & ((props[before] & _PROP_END) != 0)
-    flags: np.ndarray = ((ends | closed) & (lengths > 0)).astype(float)
-    return flags
-
-
-def _date_like(codes: np.ndarray, props: np.ndarray, digits: np.ndarray) -> np.ndarray:
-    """Which of the digits at ``digits`` start a year (19xx, 20xx), a time (9:30) or a CJK
-    date (7月); only digits can, so only they are looked at."""
-    padded_codes = np.concatenate([codes, np.zeros(5, dtype=codes.dtype)])
-    padded = np.concatenate([props, np.zeros(5, dtype=props.dtype)])
-    first, second = padded_codes[digits], padded_codes[digits + 1]
-    d2, d3, d4 = ((padded[digits + k] & _PROP_DIGIT) != 0 for k in (2, 3, 4))
-    before = (padded[digits - 1] & _PROP_DIGIT) != 0  # index -1 reads the zero padding
-    century = ((first == 49) & (second == 57)) | ((first == 50) & (second == 48))
-    year = century & d2 & d3 & ~d4 & ~before
-    clock = (second == 58) & d2 & d3
-    cjk_date = (padded[digits + 1] & _PROP_CJK_DATE) != 0
-    mask: np.ndarray = year | clock | cjk_date
-    return mask
+    return lengths, words, counts
 
 
 def _byline_blocks(joined: str, starts: np.ndarray) -> np.ndarray:

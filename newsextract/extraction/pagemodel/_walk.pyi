@@ -18,7 +18,6 @@ def element_tree(
     page_mask: int,
     hidden_bit: int,
 ) -> tuple[list[int], list[int], int, list[int], list[int], tuple[tuple[str, ...], ...]]: ...
-def character_tables() -> tuple[bytearray, bytearray]: ...
 
 class Inherited:
     """Flags of an element or-ed with those of every ancestor, up to (not including) the

@@ -492,27 +492,6 @@ cdef tuple _judge(tree.xmlNode* node, names_of, TagNames names, dict tag_bits, f
     return judged, words
 
 
-cdef extern from "Python.h":
-    bint Py_UNICODE_ISUPPER(Py_UCS4 ch)
-    bint Py_UNICODE_ISALNUM(Py_UCS4 ch)
-    bint Py_UNICODE_ISDECIMAL(Py_UCS4 ch)
-
-
-def character_tables() -> tuple:
-    """Two tables over the Basic Multilingual Plane, one byte a character, as Python's own
-    ``str`` methods judge each character: ``c.isupper()``, and ``c.isalnum() and not
-    c.isdecimal()``. Built in C at import: the same loops in Python took 60 ms."""
-    upper = bytearray(0x10000)
-    letters = bytearray(0x10000)
-    cdef unsigned char[:] upper_view = upper
-    cdef unsigned char[:] letter_view = letters
-    cdef Py_UCS4 code
-    for code in range(0x10000):
-        upper_view[code] = Py_UNICODE_ISUPPER(code)
-        letter_view[code] = Py_UNICODE_ISALNUM(code) and not Py_UNICODE_ISDECIMAL(code)
-    return upper, letters
-
-
 cdef class Inherited:
     """Flags of an element or-ed with those of every ancestor, up to (not including) the
     first element whose tag is in ``stop``; memoised by node, so use one a page, and only
