@@ -27,6 +27,7 @@ from newsextract.extraction.pagemodel.compiled import (
     fill_text_counts,
     token_table,
     upper_case_table,
+    word_numbers,
 )
 
 #: How many enclosing elements of a block are looked at; bounds work on deeply nested pages.
@@ -144,9 +145,8 @@ class BlockTable:
     def word_ids(self) -> tuple[np.ndarray, tuple[str, ...]]:
         """Each token's number among the page's distinct words, and those words in the order
         they first occur."""
-        vocabulary = tuple(dict.fromkeys(self.tokens))
-        index = dict(zip(vocabulary, range(len(vocabulary)), strict=True))
-        ids = np.fromiter(map(index.__getitem__, self.tokens), np.int64, len(self.tokens))
+        ids = np.zeros(len(self.tokens), dtype=np.int64)
+        vocabulary = word_numbers(self.tokens, ids)
         return ids, vocabulary
 
     def block_tokens(self) -> list[list[str]]:

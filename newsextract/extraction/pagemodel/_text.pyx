@@ -204,3 +204,19 @@ def upper_case_table() -> bytearray:
     for code in range(0x10000):
         view[code] = Py_UNICODE_ISUPPER(code)
     return upper
+
+
+def word_numbers(tuple tokens not None, long long[:] ids not None) -> tuple:
+    """Number each token among the page's distinct words (filling ``ids``); returns those
+    words in the order they first occur."""
+    cdef dict index = {}
+    cdef list vocabulary = []
+    cdef Py_ssize_t i
+    for i in range(len(tokens)):
+        token = tokens[i]
+        number = index.get(token)
+        if number is None:
+            number = index[token] = len(vocabulary)
+            vocabulary.append(token)
+        ids[i] = number
+    return tuple(vocabulary)

@@ -8,6 +8,7 @@ try:
         fill_text_counts,
         token_table,
         upper_case_table,
+        word_numbers,
     )
     from newsextract.extraction.pagemodel._walk import (
         Inherited,
@@ -28,4 +29,5 @@ __all__ = [
     "fill_text_counts",
     "token_table",
     "upper_case_table",
+    "word_numbers",
 ]
