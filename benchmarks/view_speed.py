@@ -27,7 +27,7 @@ sys.path.insert(0, str(REPO_ROOT))  # for the tests' page builder
 from newsextract.evaluation.dataset import development_data_dir, read_manifest  # noqa: E402
 from newsextract.evaluation.extract_command import article_record  # noqa: E402
 from newsextract.extraction import extract_article, parse_page  # noqa: E402
-from newsextract.extraction.encoding import decode_html  # noqa: E402
+from newsextract.extraction.pagemodel.encoding import decode_html  # noqa: E402
 from newsextract.views.page_view import analyse_page, render_view  # noqa: E402
 from newsextract.views.show_command import write_view  # noqa: E402
 from tests.test_views import two_megabyte_page  # noqa: E402

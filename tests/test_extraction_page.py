@@ -17,9 +17,10 @@ from hypothesis import strategies as st
 from lxml import etree
 
 from newsextract.exceptions import NotHTMLError
-from newsextract.extraction import blocks, classifier, encoding, fft, page, punctuation
-from newsextract.extraction.blocks import BLOCK_TAGS, Block, normalise_text, split_blocks
-from newsextract.extraction.page import flatten_nesting, parse_page
+from newsextract.extraction.evidence import classifier, fft, punctuation
+from newsextract.extraction.pagemodel import blocks, encoding, page
+from newsextract.extraction.pagemodel.blocks import BLOCK_TAGS, Block, normalise_text, split_blocks
+from newsextract.extraction.pagemodel.page import flatten_nesting, parse_page
 
 
 def texts(html: str) -> list[str]:

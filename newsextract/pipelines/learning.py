@@ -33,14 +33,14 @@ from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 from newsextract.exceptions import NewsExtractError, NotHTMLError, PageTooComplexError
-from newsextract.extraction.page import (
+from newsextract.extraction.pagemodel.page import (
     DEFAULT_LIMITS,
     Page,
     PageLimits,
     count_tags,
     parse_page,
 )
-from newsextract.extraction.result import Article
+from newsextract.extraction.record.article import Article
 from newsextract.items import ArticleItem, PageItem, article_item
 from newsextract.pipelines.grouping import (
     MAX_GROUPS_DEFAULT,

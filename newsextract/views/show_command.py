@@ -24,7 +24,7 @@ from urllib.parse import urlsplit
 from newsextract.evaluation.extract_command import article_record, read_page_file
 from newsextract.evaluation.runner import failure_reason
 from newsextract.exceptions import NewsExtractError
-from newsextract.extraction.page import parse_page
+from newsextract.extraction.pagemodel.page import parse_page
 from newsextract.templates.rulefiles import site_file
 from newsextract.templates.site import SiteTemplates
 from newsextract.templates.store import read_rule_file

@@ -20,8 +20,8 @@ from urllib.parse import urljoin, urlsplit
 
 from lxml import etree
 
-from newsextract.extraction.headline import fold
-from newsextract.extraction.page import Page
+from newsextract.extraction.decision.headline import fold
+from newsextract.extraction.pagemodel.page import Page
 
 #: Longest headline kept; longer values are page text, not a headline.
 MAX_HEADLINE_CHARS_DEFAULT = 400
