@@ -29,6 +29,7 @@ from lxml import etree
 
 from newsextract.extraction.pagemodel.blocks import BLOCK_TAGS, Block, split_blocks
 from newsextract.extraction.pagemodel.page import (
+    MAX_ELEMENTS_DEFAULT,
     MAX_HTML_CHARS_DEFAULT,
     StructuredData,
     clean_tree,
@@ -75,9 +76,11 @@ def light_page(
     url: str | None = None,
     content_type: str | None = None,
     max_chars: int = MAX_HTML_CHARS_DEFAULT,
+    max_elements: int = MAX_ELEMENTS_DEFAULT,
 ) -> LightPage:
-    """Decode, parse, read meta tags; raise ``NotHTMLError`` as ``parse_page`` does."""
-    parsed = parse_html(body, content_type, max_chars)
+    """Decode, parse, read meta tags; raise ``NotHTMLError`` and ``PageTooComplexError`` as
+    ``parse_page`` does (a page's tags are counted once, by the parse's own check)."""
+    parsed = parse_html(body, content_type, max_chars, max_elements)
     structured = read_structured_data(parsed.root, json_ld=False)
     return LightPage(url, parsed.encoding, parsed.root, structured)
 
