@@ -41,12 +41,12 @@ from newsextract.extraction.evidence.classifier import (
     BlockEvidence,
     ClassifierModel,
     block_evidence,
-    fold_text,
     headline_texts,
 )
 from newsextract.extraction.evidence.wording import RUN_WORDS, lower_words, word_runs
 from newsextract.extraction.pagemodel.blocks import HEADING_TAGS
 from newsextract.extraction.pagemodel.blocktable import BlockTable
+from newsextract.extraction.pagemodel.compiled import fold_text
 from newsextract.extraction.pagemodel.page import Page
 
 #: JSON-LD ``articleBody`` shorter than this (in tokens) is a teaser, not evidence.

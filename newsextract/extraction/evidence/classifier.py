@@ -12,7 +12,6 @@ The trained weights ship as JSON in ``models/``, written by ``newsextract train`
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
 from importlib import resources
@@ -29,6 +28,7 @@ from newsextract.extraction.evidence.method import MethodResult
 from newsextract.extraction.evidence.stopwords import NO_STOP_WORDS, StopWords
 from newsextract.extraction.evidence.wording import WORDING_FEATURE_NAMES, wording_features
 from newsextract.extraction.pagemodel.blocktable import OWN_TAGS, BlockTable, read_blocks
+from newsextract.extraction.pagemodel.compiled import fold_text
 from newsextract.extraction.pagemodel.page import Page
 
 MODEL_FILE = "classifier.json"
@@ -256,9 +256,6 @@ def classify_blocks(page: Page, model: ClassifierModel | None = None) -> MethodR
     return MethodResult("classifier", kept, confidence, tuple(evidence.final.tolist()))
 
 
-_WORD_RUN = re.compile(r"\w+")
-
-
 def title_blocks(page: Page, table: BlockTable | None = None) -> np.ndarray:
     """1 for blocks whose text is the page's headline (og:title, <title> or an h1).
 
@@ -303,13 +300,3 @@ def headline_texts(page: Page) -> set[str]:
 
 
 _H1 = OWN_TAGS.index("h1")
-
-
-def fold_text(text: str) -> str:
-    """Lower-cased words joined by single spaces (what replacing each run of other characters
-    by a space and stripping gives, in two thirds of the time).
-
-    >>> fold_text("  The -- Headline: 2017! ")
-    'the headline 2017'
-    """
-    return " ".join(_WORD_RUN.findall(text.lower()))

@@ -6,6 +6,7 @@ them; every count is an integer, so these are exactly the numbers numpy counted 
 """
 
 from cpython.unicode cimport PyUnicode_Substring
+from libc.stdlib cimport free, malloc
 
 cdef extern from "Python.h":
     bint Py_UNICODE_ISALNUM(Py_UCS4 ch)
@@ -220,3 +221,42 @@ def word_numbers(tuple tokens not None, long long[:] ids not None) -> tuple:
             vocabulary.append(token)
         ids[i] = number
     return tuple(vocabulary)
+
+
+cdef extern from "Python.h":
+    object PyUnicode_FromKindAndData(int kind, const void* buffer, Py_ssize_t size)
+    int PyUnicode_4BYTE_KIND
+
+
+def fold_text(str text not None) -> str:
+    """Lower-cased words joined by single spaces: what ``" ".join(re.findall(r"\\w+",
+    text.lower()))`` gives (a word character is alphanumeric or "_", as ``re`` reads
+    ``\\w``), in one pass.
+
+    >>> fold_text("  The -- Headline: 2017! ")
+    'the headline 2017'
+    """
+    cdef str lowered = text.lower()
+    cdef int kind = PyUnicode_KIND(lowered)
+    cdef const void* data = PyUnicode_DATA(lowered)
+    cdef Py_ssize_t size = len(lowered), i, length = 0
+    cdef Py_UCS4 code
+    cdef bint in_word = False
+    cdef Py_UCS4* folded = <Py_UCS4*>malloc(max(size, 1) * sizeof(Py_UCS4))
+    if folded is NULL:
+        raise MemoryError()
+    try:
+        for i in range(size):
+            code = PyUnicode_READ(kind, data, i)
+            if code == 95 or Py_UNICODE_ISALNUM(code):
+                if not in_word and length:
+                    folded[length] = 32
+                    length += 1
+                folded[length] = code
+                length += 1
+                in_word = True
+            else:
+                in_word = False
+        return PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, folded, length)
+    finally:
+        free(folded)

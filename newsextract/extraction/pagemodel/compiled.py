@@ -6,6 +6,7 @@ try:
     from newsextract.extraction.pagemodel._text import (
         PROPERTY_BITS,
         fill_text_counts,
+        fold_text,
         token_table,
         upper_case_table,
         word_numbers,
@@ -27,6 +28,7 @@ __all__ = [
     "block_runs",
     "element_tree",
     "fill_text_counts",
+    "fold_text",
     "token_table",
     "upper_case_table",
     "word_numbers",
