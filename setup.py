@@ -19,12 +19,13 @@ FLAGS = [f"-fsanitize={SANITIZE}", "-fno-omit-frame-pointer", "-g", "-O1"] if SA
 
 EXTENSIONS = [
     Extension(
-        "newsextract.extraction.pagemodel._walk",
-        ["newsextract/extraction/pagemodel/_walk.pyx"],
+        f"newsextract.extraction.pagemodel.{name}",
+        [f"newsextract/extraction/pagemodel/{name}.pyx"],
         include_dirs=lxml.get_include(),
         extra_compile_args=FLAGS,
         extra_link_args=FLAGS,
     )
+    for name in ("_walk", "_text")
 ]
 
 setup(ext_modules=cythonize(EXTENSIONS, language_level=3, quiet=True))

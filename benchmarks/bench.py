@@ -41,7 +41,7 @@ from newsextract.evaluation.gold import Gold
 from newsextract.evaluation.metric import PageScore, SnippetScore, summarise_set
 from newsextract.evaluation.runner import Extracted
 from newsextract.extraction import Page, extract_article, parse_page
-from newsextract.extraction.encoding import decode_html
+from newsextract.extraction.pagemodel.encoding import decode_html
 
 SETS_DEFAULT = (
     "dragnet",
@@ -254,8 +254,8 @@ def measure_case(name: str) -> dict[str, float | int | str]:
 
 
 def _run_methods(page: Page) -> str:
-    from newsextract.extraction.fft import fft_interval
-    from newsextract.extraction.punctuation import punctuation_density
+    from newsextract.extraction.evidence.fft import fft_interval
+    from newsextract.extraction.evidence.punctuation import punctuation_density
 
     fft_interval(page)
     punctuation_density(page)

@@ -33,12 +33,12 @@ from template_stage import page_items, run_stage
 
 from newsextract.evaluation.dataset import ManifestEntry, read_manifest
 from newsextract.exceptions import NewsExtractError
-from newsextract.extraction.blocks import split_blocks
-from newsextract.extraction.classifier import block_evidence
-from newsextract.extraction.combiner import scored_article
-from newsextract.extraction.encoding import decode_html
-from newsextract.extraction.metadata import read_metadata
-from newsextract.extraction.page import Page, clean_tree, parse_html, read_structured_data
+from newsextract.extraction.evidence.classifier import block_evidence
+from newsextract.extraction.pagemodel.blocks import split_blocks
+from newsextract.extraction.pagemodel.encoding import decode_html
+from newsextract.extraction.pagemodel.page import Page, clean_tree, parse_html, read_structured_data
+from newsextract.extraction.record.article import scored_article
+from newsextract.extraction.record.metadata import read_metadata
 from newsextract.pipelines.learning import LearnerConfig, SiteLearner
 from newsextract.templates.site import SiteTemplates
 

@@ -26,7 +26,7 @@ sys.path.insert(0, str(REPO_ROOT))  # for the tests' page builder
 
 from newsextract.evaluation.dataset import development_data_dir, read_manifest  # noqa: E402
 from newsextract.extraction import extract_article, parse_page  # noqa: E402
-from newsextract.extraction.encoding import decode_html  # noqa: E402
+from newsextract.extraction.pagemodel.encoding import decode_html  # noqa: E402
 from newsextract.records import article_record  # noqa: E402
 from newsextract.views.page_view import analyse_page, render_view  # noqa: E402
 from newsextract.views.view_file import write_view  # noqa: E402

@@ -19,8 +19,10 @@ from urllib.parse import urlsplit
 
 from newsextract.exceptions import ExtractionError, NotHTMLError, PageTooComplexError
 from newsextract.extraction import extract_article, parse_page
-from newsextract.extraction.page import Page as Page  # the page model, for the site API too
-from newsextract.extraction.result import Article as Answer
+from newsextract.extraction.pagemodel.page import (
+    Page as Page,
+)  # the page model, for the site API too
+from newsextract.extraction.record.article import Article as Answer
 from newsextract.items import ArticleItem, PageItem, article_item, record_fields
 
 Html = bytes | str

@@ -13,10 +13,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any
 
-from newsextract.extraction.page import Page
+from newsextract.extraction.pagemodel.page import Page
 
 if TYPE_CHECKING:
-    from newsextract.extraction.result import Article
+    from newsextract.extraction.record.article import Article
 
 
 def null_if_empty(value: Any) -> Any:

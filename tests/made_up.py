@@ -15,7 +15,7 @@ from typing import Any
 
 from lxml import etree
 
-from newsextract.extraction.page import parse_html
+from newsextract.extraction.pagemodel.page import parse_html
 
 _ARMENIAN_CAPITAL, _ARMENIAN_SMALL = 0x0531, 0x0561  # 38 letters each
 _HAN = (0x4E00, 0x9FFF)

@@ -32,7 +32,7 @@ from itertools import zip_longest
 from pathlib import Path
 
 from newsextract.evaluation.dataset import ManifestEntry, read_manifest
-from newsextract.extraction.encoding import decode_html
+from newsextract.extraction.pagemodel.encoding import decode_html
 
 #: Pages taken from each site of a group: 8 keeps a full crawl of the mirror to a few seconds.
 PAGES_PER_SITE_DEFAULT = 8

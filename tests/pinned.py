@@ -28,8 +28,8 @@ from devdata import SHARED_DATA  # noqa: E402
 
 from newsextract.evaluation.dataset import ManifestEntry, read_manifest  # noqa: E402
 from newsextract.exceptions import NewsExtractError  # noqa: E402
-from newsextract.extraction.combiner import scored_article  # noqa: E402
-from newsextract.extraction.page import parse_page  # noqa: E402
+from newsextract.extraction.pagemodel.page import parse_page  # noqa: E402
+from newsextract.extraction.record.article import scored_article  # noqa: E402
 
 PINNED_FILE = Path(__file__).resolve().parent / "pinned_records.json"
 #: Every SAMPLE_STEP-th page of each development set is pinned (about 480 pages of 4,763).

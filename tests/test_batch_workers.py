@@ -17,7 +17,7 @@ from lxml import etree
 
 from newsextract.cli import main
 from newsextract.evaluation import runner
-from newsextract.extraction.page import Page
+from newsextract.extraction.pagemodel.page import Page
 
 #: The portals of cleanportaleval, a few pages of each, listed site after site in turn so
 #: that a site's pages are spread over the manifest (rules mode writes them in this order).

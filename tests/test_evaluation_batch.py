@@ -23,7 +23,7 @@ from newsextract.evaluation import runner
 from newsextract.evaluation.dataset import ManifestEntry
 from newsextract.evaluation.outcome import PageOutcome
 from newsextract.exceptions import PageTooComplexError
-from newsextract.extraction.page import Page
+from newsextract.extraction.pagemodel.page import Page
 from newsextract.items import ArticleItem
 
 ARTICLE = (
@@ -317,7 +317,7 @@ def test_each_page_is_on_disk_before_the_next_one_is_read(
 def test_a_page_too_complex_to_parse_is_a_failure_with_its_reason(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from newsextract.extraction.page import parse_page
+    from newsextract.extraction.pagemodel.page import parse_page
 
     def parse(body: bytes, url: str | None = None, *args: Any) -> Page:
         if b"BOMB" in body:

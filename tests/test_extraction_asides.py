@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from newsextract.extraction import combiner, extract_article, parse_page
+from newsextract.extraction import extract_article, parse_page
+from newsextract.extraction.decision import combiner
 
 PARAGRAPH = (
     "Ferry services to the islands resumed on Monday morning after three days of storms kept "

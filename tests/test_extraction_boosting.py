@@ -7,7 +7,7 @@ import json
 import numpy as np
 import pytest
 
-from newsextract.extraction.boosting import PREDICT_CHUNK_ROWS, TreeEnsemble
+from newsextract.extraction.evidence.boosting import PREDICT_CHUNK_ROWS, TreeEnsemble
 
 
 def naive_logit(ensemble: TreeEnsemble, x: np.ndarray) -> np.ndarray:

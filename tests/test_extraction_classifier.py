@@ -10,9 +10,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from newsextract.extraction import classifier, features
-from newsextract.extraction.boosting import BoostingConfig, TreeEnsemble, fit_trees
-from newsextract.extraction.classifier import (
+from newsextract.extraction.evidence import classifier, features
+from newsextract.extraction.evidence.boosting import BoostingConfig, TreeEnsemble, fit_trees
+from newsextract.extraction.evidence.classifier import (
     ClassifierModel,
     classify_blocks,
     combine_posteriors,
@@ -20,15 +20,16 @@ from newsextract.extraction.classifier import (
     first_stage_feature_names,
     title_blocks,
 )
-from newsextract.extraction.context import context_feature_names, context_features
-from newsextract.extraction.features import (
+from newsextract.extraction.evidence.context import context_feature_names, context_features
+from newsextract.extraction.evidence.features import (
     CONTAINER_MIN_CHARS_DEFAULT,
     feature_names,
     layout_features,
-    read_blocks,
     window_sum,
 )
-from newsextract.extraction.page import parse_page
+from newsextract.extraction.pagemodel import blocktable
+from newsextract.extraction.pagemodel.blocktable import read_blocks
+from newsextract.extraction.pagemodel.page import parse_page
 
 PARAGRAPH = (
     "The council voted on Tuesday to extend the night bus service through the winter, "
@@ -137,8 +138,8 @@ def test_class_and_id_words_are_judged_word_by_word(monkeypatch: pytest.MonkeyPa
         '<div id="page"><p>three</p></div><div class="homepage"><p>four</p></div>'
     )
     names = feature_names()
-    for size in (features.NAME_CACHE_SIZE_DEFAULT, 1):  # a full memo is emptied, same answer
-        monkeypatch.setattr(features, "NAME_CACHE_SIZE_DEFAULT", size)
+    for size in (blocktable.NAME_CACHE_SIZE_DEFAULT, 1):  # a full memo is emptied, same answer
+        monkeypatch.setattr(blocktable, "NAME_CACHE_SIZE_DEFAULT", size)
         x = layout_features(read_blocks(page))
         assert list(x[:, names.index("near_negative")]) == [0, 1, 0, 0]
         assert list(x[:, names.index("near_positive")]) == [0, 0, 1, 0]
@@ -311,8 +312,8 @@ def test_tokens_of_the_joined_lower_text_are_each_texts_tokens(texts: list[str])
     # Blocks are lower-cased together (one call); a NUL between them lower-cases a final
     # sigma as a text's end does.
     lowered = "\x00".join(texts).lower()
-    tokens, block, _ = features._token_table(lowered, len(texts))
-    each = [features._TOKEN.findall(text.lower()) for text in texts]
+    tokens, block, _ = blocktable._token_table(lowered, len(texts))
+    each = [blocktable._TOKEN.findall(text.lower()) for text in texts]
     assert list(tokens) == [token for words in each for token in words]
     assert list(block) == [i for i, words in enumerate(each) for _ in words]
 

@@ -12,9 +12,7 @@ from hypothesis import strategies as st
 
 from newsextract.exceptions import NotHTMLError
 from newsextract.extraction import Page, extract_article, parse_page
-from newsextract.extraction.blocks import Block
-from newsextract.extraction.classifier import block_evidence
-from newsextract.extraction.combiner import (
+from newsextract.extraction.decision.combiner import (
     ARTICLE_BODY_CONFIRM_DEFAULT,
     ARTICLE_BODY_DEMOTION_DEFAULT,
     DEFAULT,
@@ -28,7 +26,9 @@ from newsextract.extraction.combiner import (
     combined_scores,
     keep_blocks,
 )
-from newsextract.extraction.region import RegionConfig
+from newsextract.extraction.decision.region import RegionConfig
+from newsextract.extraction.evidence.classifier import block_evidence
+from newsextract.extraction.pagemodel.blocks import Block
 
 PARAGRAPH = (
     "Ferry services to the islands resumed on Monday morning after three days of storms kept "

@@ -10,8 +10,9 @@ import json
 import numpy as np
 import pytest
 
-from newsextract.extraction import combiner, extract_article, parse_page
-from newsextract.extraction.comments import (
+from newsextract.extraction import extract_article, parse_page
+from newsextract.extraction.decision import combiner
+from newsextract.extraction.decision.comments import (
     MAX_HEADINGS,
     MIN_ARTICLE_CHARS,
     before_comments_heading,

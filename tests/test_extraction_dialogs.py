@@ -7,8 +7,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from newsextract.extraction import combiner, extract_article, parse_page
-from newsextract.extraction.dialogs import CONSENT, DIALOG, dialog_kinds
+from newsextract.extraction import extract_article, parse_page
+from newsextract.extraction.decision import combiner
+from newsextract.extraction.decision.dialogs import CONSENT, DIALOG, dialog_kinds
 
 ARTICLE = (
     "<p>The council approved the new cycle lanes on Tuesday evening after a debate that lasted "

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from newsextract.extraction.encoding import (
+from newsextract.extraction.pagemodel.encoding import (
     META_SCAN_BYTES_DEFAULT,
     _cjk_score,
     decode_html,

@@ -9,7 +9,7 @@ import pytest
 
 from newsextract.evaluation.dataset import read_manifest
 from newsextract.evaluation.runner import evaluate_method
-from newsextract.extraction.fft import (
+from newsextract.extraction.evidence.fft import (
     FFTConfig,
     fft_interval,
     interval_scores,
@@ -19,7 +19,7 @@ from newsextract.extraction.fft import (
     text_intensity,
     window_length,
 )
-from newsextract.extraction.page import parse_page
+from newsextract.extraction.pagemodel.page import parse_page
 
 SENTENCE = (
     "The council approved the new budget after a long debate about schools and roads "

@@ -19,17 +19,17 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from newsextract.exceptions import NewsExtractError, PageTooComplexError
-from newsextract.extraction.combiner import extract_article
-from newsextract.extraction.fft import fft_interval
-from newsextract.extraction.page import (
+from newsextract.extraction.evidence.fft import fft_interval
+from newsextract.extraction.evidence.method import MethodResult
+from newsextract.extraction.evidence.punctuation import punctuation_density
+from newsextract.extraction.pagemodel.page import (
     MAX_ELEMENTS_DEFAULT,
     Page,
     PageLimits,
     count_tags,
     parse_page,
 )
-from newsextract.extraction.punctuation import punctuation_density
-from newsextract.extraction.result import MethodResult
+from newsextract.extraction.record.article import extract_article
 
 METHODS: tuple[Callable[[Page], MethodResult], ...] = (fft_interval, punctuation_density)
 FAST = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -205,8 +205,8 @@ _BOMB_SCRIPT = """
 import json, resource, sys, time
 resource.setrlimit(resource.RLIMIT_AS, (3 * 1024**3, 3 * 1024**3))
 from newsextract.exceptions import NewsExtractError
-from newsextract.extraction.combiner import extract_article
-from newsextract.extraction.page import parse_page
+from newsextract.extraction.record.article import extract_article
+from newsextract.extraction.pagemodel.page import parse_page
 piece = sys.argv[1]
 body = ("<html><body>" + piece * (8_000_000 // len(piece))).encode()
 before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss

@@ -28,7 +28,7 @@ from newsextract.evaluation.metric import (
 )
 from newsextract.exceptions import NotHTMLError
 from newsextract.extraction import extract_article, parse_page
-from newsextract.extraction.stopwords import StopWords
+from newsextract.extraction.evidence.stopwords import StopWords
 
 #: Pages drawn (with a fixed seed) from each set: enough for a stable F1, in a minute.
 PAGES_PER_SET = 60
@@ -84,7 +84,7 @@ def _language(stops: StopWords, text: str) -> str:
 
 
 def test_no_stop_list_knows_the_made_up_language() -> None:
-    from newsextract.extraction.classifier import default_model
+    from newsextract.extraction.evidence.classifier import default_model
 
     stops: StopWords = default_model().stop_words
     assert len(stops.languages) >= 90

@@ -15,8 +15,8 @@ from devdata import require_set
 from newsextract.evaluation.dataset import read_manifest
 from newsextract.evaluation.gold import Gold
 from newsextract.extraction import Page, extract_article, parse_page
-from newsextract.extraction.combiner import CombinerConfig
-from newsextract.extraction.mainregion import (
+from newsextract.extraction.decision.combiner import CombinerConfig
+from newsextract.extraction.decision.mainregion import (
     MAX_KEPT_SHARE,
     METHOD,
     UNSURE_MEAN_SCORE,

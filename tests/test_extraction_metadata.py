@@ -6,7 +6,8 @@ import json
 
 import pytest
 
-from newsextract.extraction.metadata import (
+from newsextract.extraction.pagemodel.page import Page, parse_page
+from newsextract.extraction.record.metadata import (
     MAX_AUTHOR_CHARS_DEFAULT,
     clean_text,
     guess_language,
@@ -15,7 +16,6 @@ from newsextract.extraction.metadata import (
     read_metadata,
     split_authors,
 )
-from newsextract.extraction.page import Page, parse_page
 
 
 def _page(head: str = "", body: str = "", html_attrs: str = "", url: str | None = None) -> Page:

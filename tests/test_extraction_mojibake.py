@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from newsextract.extraction import extract_article, parse_page
-from newsextract.extraction.mojibake import repair_mojibake
+from newsextract.extraction.pagemodel.mojibake import repair_mojibake
 
 
 def _garbled(text: str, codec: str) -> str:

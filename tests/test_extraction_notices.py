@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from newsextract.extraction import extract_article, parse_page
-from newsextract.extraction.notices import (
+from newsextract.extraction.decision.notices import (
     NOTICE_MAX_WORDS,
     USE_NOTICE_MAX_WORDS,
     is_rights_notice,

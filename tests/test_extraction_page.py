@@ -17,16 +17,17 @@ from hypothesis import strategies as st
 from lxml import etree
 
 from newsextract.exceptions import NotHTMLError
-from newsextract.extraction import blocks, classifier, encoding, fft, page, punctuation
-from newsextract.extraction.blocks import BLOCK_TAGS, Block, normalise_text, split_blocks
-from newsextract.extraction.page import flatten_nesting, parse_page
+from newsextract.extraction.evidence import fft, punctuation
+from newsextract.extraction.pagemodel import blocks, encoding, page
+from newsextract.extraction.pagemodel.blocks import BLOCK_TAGS, Block, normalise_text, split_blocks
+from newsextract.extraction.pagemodel.page import flatten_nesting, parse_page
 
 
 def texts(html: str) -> list[str]:
     return [block.text for block in parse_page(html).blocks]
 
 
-@pytest.mark.parametrize("module", [blocks, classifier, encoding, fft, page, punctuation])
+@pytest.mark.parametrize("module", [blocks, encoding, fft, page, punctuation])
 def test_doctests_pass(module: ModuleType) -> None:
     failures, tried = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
     assert tried > 0

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from newsextract.extraction import extract_article, parse_page
-from newsextract.extraction.places import (
+from newsextract.extraction.decision.places import (
     MIN_COPY_CHARS,
     PLACE_CONFIDENT_SCORE,
     PLACE_PROSE_MIN_CHARS,

@@ -8,14 +8,14 @@ import pytest
 
 from newsextract.evaluation.dataset import read_manifest
 from newsextract.evaluation.runner import evaluate_method
-from newsextract.extraction.page import parse_page
-from newsextract.extraction.punctuation import (
+from newsextract.extraction.evidence.punctuation import (
     MAX_LINK_DENSITY_DEFAULT,
     PunctuationConfig,
     block_score,
     punctuation_count,
     punctuation_density,
 )
+from newsextract.extraction.pagemodel.page import parse_page
 
 
 @pytest.mark.parametrize(

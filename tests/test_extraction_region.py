@@ -4,10 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from newsextract.extraction.classifier import title_blocks
-from newsextract.extraction.features import read_blocks
-from newsextract.extraction.page import parse_page
-from newsextract.extraction.region import (
+from newsextract.extraction.decision.region import (
     TAIL_MAX_SCORE_DEFAULT,
     TAIL_MIN_DISTANCE_DEFAULT,
     RegionConfig,
@@ -18,6 +15,9 @@ from newsextract.extraction.region import (
     region_kept,
     without_tail,
 )
+from newsextract.extraction.evidence.classifier import title_blocks
+from newsextract.extraction.pagemodel.blocktable import read_blocks
+from newsextract.extraction.pagemodel.page import parse_page
 
 PARAGRAPH = "<p>The council met on Tuesday and agreed to open the new ferry line in May.</p>"
 

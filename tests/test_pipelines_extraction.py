@@ -12,8 +12,8 @@ from scrapy.logformatter import LogFormatter
 from scrapy.utils.test import get_crawler
 
 from newsextract.extraction import Article, Page
-from newsextract.extraction.combiner import CombinerConfig
-from newsextract.extraction.page import PageLimits
+from newsextract.extraction.decision.combiner import CombinerConfig
+from newsextract.extraction.pagemodel.page import PageLimits
 from newsextract.items import ArticleItem, PageItem
 from newsextract.pipelines import DropPage
 from newsextract.pipelines import extraction as stage

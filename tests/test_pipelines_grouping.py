@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from newsextract.evaluation.dataset import read_manifest
-from newsextract.extraction.page import Page, parse_page
+from newsextract.extraction.pagemodel.page import Page, parse_page
 from newsextract.pipelines.grouping import (
     GroupTable,
     PageGroup,

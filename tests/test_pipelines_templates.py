@@ -22,8 +22,8 @@ from twisted.internet.defer import Deferred
 from twisted.internet.task import Clock
 
 from newsextract.evaluation.dataset import read_manifest
-from newsextract.extraction.page import Page
-from newsextract.extraction.result import Article
+from newsextract.extraction.pagemodel.page import Page
+from newsextract.extraction.record.article import Article
 from newsextract.items import ArticleItem, PageItem
 from newsextract.pipelines import templates as stage
 from newsextract.pipelines.learning import LearnerConfig, SiteLearner, Verdict

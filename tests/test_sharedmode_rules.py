@@ -17,7 +17,7 @@ from redis_server import free_port
 from scrapy.settings import Settings
 
 from newsextract import cli
-from newsextract.extraction.page import Page, parse_page
+from newsextract.extraction.pagemodel.page import Page, parse_page
 from newsextract.items import ArticleItem, PageItem
 from newsextract.pipelines.grouping import url_pattern
 from newsextract.pipelines.learning import LearnerConfig, SiteLearner, SiteTemplatesLike

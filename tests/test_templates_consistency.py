@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import doctest
 
-from newsextract.extraction.page import Page, parse_page
-from newsextract.extraction.result import Article
+from newsextract.extraction.pagemodel.page import Page, parse_page
+from newsextract.extraction.record.article import Article
 from newsextract.templates import consistency
 from newsextract.templates.combine import CONSISTENT_METHOD, combine, narrowed
 from newsextract.templates.consistency import (

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from lxml import etree
 
 from newsextract.evaluation.dataset import read_manifest
-from newsextract.extraction.page import (
+from newsextract.extraction.pagemodel.page import (
     clean_tree,
     parse_html,
     parse_page,

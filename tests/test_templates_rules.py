@@ -9,7 +9,7 @@ from html import escape
 import pytest
 from lxml import etree
 
-from newsextract.extraction.page import Page, parse_page
+from newsextract.extraction.pagemodel.page import Page, parse_page
 from newsextract.templates.rules import (
     BodyRule,
     RuleVersion,
@@ -82,7 +82,7 @@ def test_region_must_be_found_exactly_once() -> None:
 def test_combine_keeps_what_both_agree_on_and_the_head_above() -> None:
     from dataclasses import replace
 
-    from newsextract.extraction.result import Article
+    from newsextract.extraction.record.article import Article
     from newsextract.templates.combine import combine
 
     html = "<h1>Title of the story here</h1><div id='main'>" + STORY + "<p>Related: x</p></div>"

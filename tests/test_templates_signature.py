@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from lxml import etree
 
-from newsextract.extraction.blocks import Block
+from newsextract.extraction.pagemodel.blocks import Block
 from newsextract.templates.alignment import align, pruned_size, reduction_ratio
 from newsextract.templates.frequency import FrequencyConfig, find_template_blocks
 from newsextract.templates.signature import jaccard, signature, similarity_join

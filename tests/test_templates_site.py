@@ -12,7 +12,7 @@ from newsextract.cli import apply as apply_command
 from newsextract.cli import induce as induce_command
 from newsextract.evaluation.dataset import read_manifest
 from newsextract.evaluation.metric import score_page
-from newsextract.extraction.page import Page, parse_page
+from newsextract.extraction.pagemodel.page import Page, parse_page
 from newsextract.templates.config import TemplateConfig
 from newsextract.templates.induce import induce
 from newsextract.templates.site import SiteTemplates
@@ -366,7 +366,7 @@ def test_site_mode_trusts_the_template_only_where_it_agrees_with_single(tmp_path
 def test_site_mode_reads_pages_with_the_single_page_answer_it_is_given(tmp_path: Path) -> None:
     from dataclasses import replace
 
-    from newsextract.extraction.combiner import CombinerConfig
+    from newsextract.extraction.decision.combiner import CombinerConfig
     from newsextract.templates.config import DEFAULT
     from newsextract.templates.sitemode import extract_site_mode
 

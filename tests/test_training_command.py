@@ -13,9 +13,9 @@ import pytest
 from newsextract.cli import main
 from newsextract.cli import train as command
 from newsextract.evaluation.gold import Gold
-from newsextract.extraction.boosting import BoostingConfig
-from newsextract.extraction.classifier import ClassifierModel, first_stage_feature_names
-from newsextract.extraction.features import BlockTable
+from newsextract.extraction.evidence.boosting import BoostingConfig
+from newsextract.extraction.evidence.classifier import ClassifierModel, first_stage_feature_names
+from newsextract.extraction.pagemodel.blocktable import BlockTable
 from newsextract.training import fit
 from newsextract.training.folds import site_folds
 from newsextract.training.samples import PageSample

@@ -17,8 +17,8 @@ from dataclasses import asdict
 from pathlib import Path
 
 from newsextract.exceptions import NewsExtractError
-from newsextract.extraction.page import parse_page
-from newsextract.extraction.result import Article
+from newsextract.extraction.pagemodel.page import parse_page
+from newsextract.extraction.record.article import Article
 from newsextract.templates.site import LISTING_KIND, SiteTemplates
 from newsextract.templates.store import current_version, read_rule_file
 

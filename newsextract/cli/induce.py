@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 from newsextract.exceptions import NewsExtractError, RuleFileError
-from newsextract.extraction.page import Page, parse_page
+from newsextract.extraction.pagemodel.page import Page, parse_page
 from newsextract.progress import track
 from newsextract.templates.config import TemplateConfig
 from newsextract.templates.induce import induce

@@ -15,7 +15,7 @@ import tempfile
 from pathlib import Path
 
 from newsextract.evaluation.dataset import development_data_dir
-from newsextract.extraction.classifier import MODEL_FILE
+from newsextract.extraction.evidence.classifier import MODEL_FILE
 from newsextract.training.fit import COMBINATION_DEFAULT, CROSS_FIT_FOLDS, FitConfig, fit_model
 from newsextract.training.heldout import (
     HEADER,
@@ -41,7 +41,9 @@ DATASETS_DEFAULT = (
     "trafilatura_eval_dev",
 )
 #: The model the package ships and extraction reads; ``--install`` replaces it.
-INSTALLED_MODEL_PATH = Path(__file__).resolve().parent.parent / "extraction" / "models" / MODEL_FILE
+INSTALLED_MODEL_PATH = (
+    Path(__file__).resolve().parent.parent / "extraction" / "evidence" / "models" / MODEL_FILE
+)
 #: Where a trained model goes without ``--out``: the current folder.
 OUT_DEFAULT = Path(MODEL_FILE)
 

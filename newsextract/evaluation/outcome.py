@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from newsextract.evaluation.dataset import ManifestEntry
-from newsextract.extraction.result import Article
+from newsextract.extraction.record.article import Article
 
 
 @dataclass(frozen=True)

@@ -24,8 +24,9 @@ from newsextract.evaluation.metric import (
 )
 from newsextract.evaluation.outcome import PageOutcome
 from newsextract.exceptions import NewsExtractError, PageTooComplexError
-from newsextract.extraction.page import Page, parse_page
-from newsextract.extraction.result import Article, MethodResult
+from newsextract.extraction.evidence.method import MethodResult
+from newsextract.extraction.pagemodel.page import Page, parse_page
+from newsextract.extraction.record.article import Article
 
 #: The methods ``eval`` knows, the product's answer first.
 METHOD_NAMES = ("combined", "fft", "punctuation", "classifier")
@@ -51,7 +52,7 @@ class MethodUnavailableError(NewsExtractError):
 def load_method(name: str) -> PageMethod:
     """The body extractor of a method name; raise :class:`MethodUnavailableError`."""
     if name == "combined":
-        from newsextract.extraction.combiner import extract_article
+        from newsextract.extraction.record.article import extract_article
 
         def combined(page: Page) -> Extracted:
             article = extract_article(page)
@@ -70,9 +71,9 @@ def load_method(name: str) -> PageMethod:
 
 
 _METHOD_FUNCTIONS = {
-    "fft": ("newsextract.extraction.fft", "fft_interval"),
-    "punctuation": ("newsextract.extraction.punctuation", "punctuation_density"),
-    "classifier": ("newsextract.extraction.classifier", "classify_blocks"),
+    "fft": ("newsextract.extraction.evidence.fft", "fft_interval"),
+    "punctuation": ("newsextract.extraction.evidence.punctuation", "punctuation_density"),
+    "classifier": ("newsextract.extraction.evidence.classifier", "classify_blocks"),
 }
 
 

@@ -155,7 +155,7 @@ class NewsWarcReader(BaseDiskReader):  # type: ignore[misc]
     _requires_dependencies = ["newsextract"]
 
     def read_file(self, filepath: str) -> Iterator[Document]:
-        from newsextract.extraction.encoding import decode_html
+        from newsextract.extraction.pagemodel.encoding import decode_html
         from newsextract.warc.reader import WarcReader as ArchiveReader
         from newsextract.warc.replay import not_a_page
 

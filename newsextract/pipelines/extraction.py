@@ -13,8 +13,8 @@ Settings (all optional):
 ``NEWSEXTRACT_EXTRACTION_ENABLED`` (bool, default True)
     False switches the stage off.
 ``NEWSEXTRACT_MAX_ELEMENTS`` (int, default 100,000)
-    Tags a page may hold (``newsextract.extraction.page.MAX_ELEMENTS_DEFAULT``); a page with
-    more (an element bomb: ``<p>`` two million times) is refused before it is parsed and
+    Tags a page may hold (``newsextract.extraction.pagemodel.page.MAX_ELEMENTS_DEFAULT``); a
+    page with more (an element bomb: ``<p>`` two million times) is refused before it is parsed and
     becomes a ``too-complex`` failure record. The template stage uses the same bound.
 ``NEWSEXTRACT_MAX_BLOCKS`` (int, default 30,000)
     Blocks a page may be cut into (``MAX_BLOCKS_DEFAULT``); a page with more is refused as
@@ -32,8 +32,8 @@ from scrapy.statscollectors import StatsCollector
 
 from newsextract.exceptions import ExtractionError, NotHTMLError, PageTooComplexError
 from newsextract.extraction import extract_article, parse_page
-from newsextract.extraction.combiner import CombinerConfig
-from newsextract.extraction.page import (
+from newsextract.extraction.decision.combiner import CombinerConfig
+from newsextract.extraction.pagemodel.page import (
     DEFAULT_LIMITS,
     MAX_BLOCKS_DEFAULT,
     MAX_ELEMENTS_DEFAULT,

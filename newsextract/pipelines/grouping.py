@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from urllib.parse import parse_qsl, unquote, urlsplit
 
-from newsextract.extraction.page import Page
+from newsextract.extraction.pagemodel.page import Page
 
 #: Query parameters that only track where a click came from; they never change the page.
 TRACKING_PARAMS = frozenset(

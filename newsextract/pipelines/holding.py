@@ -16,7 +16,7 @@ from typing import Any
 
 from twisted.internet.defer import Deferred
 
-from newsextract.extraction.page import Page
+from newsextract.extraction.pagemodel.page import Page
 from newsextract.pipelines.grouping import GroupKey
 
 #: Pages held at once (NEWSEXTRACT_TEMPLATE_HOLD). A new site's group needs only

@@ -33,14 +33,13 @@ from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 from newsextract.exceptions import NewsExtractError, NotHTMLError, PageTooComplexError
-from newsextract.extraction.page import (
+from newsextract.extraction.pagemodel.page import (
     DEFAULT_LIMITS,
     Page,
     PageLimits,
-    count_tags,
     parse_page,
 )
-from newsextract.extraction.result import Article
+from newsextract.extraction.record.article import Article
 from newsextract.items import ArticleItem, PageItem, article_item
 from newsextract.pipelines.grouping import (
     MAX_GROUPS_DEFAULT,
@@ -220,12 +219,13 @@ class SiteLearner:
         if kinds:
             self._note_kind(key)
         kinds += self._borrowable(key)
-        if not kinds or count_tags(item.body) > self.config.limits.max_elements:
-            return None  # a page over the bound: the full path refuses it, and records why
+        if not kinds:
+            return None
+        limit = self.config.limits.max_elements
         try:
-            page = light_page(item.body, item.url, item.content_type or None)
+            page = light_page(item.body, item.url, item.content_type or None, max_elements=limit)
         except NewsExtractError:
-            return None  # the full path records why
+            return None  # over the bounds or no document: the full path records why
         for other in kinds:
             try:
                 article = templates.extract_light(page, other)

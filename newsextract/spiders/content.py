@@ -2,7 +2,7 @@
 
 Servers lie in both directions: an article served as ``text/plain`` or with no
 Content-Type is still HTML, and a PDF served as ``text/html`` is not. Bytes are decoded by
-:func:`newsextract.extraction.encoding.decode_html`, never by Scrapy's TextResponse.
+:func:`newsextract.extraction.pagemodel.encoding.decode_html`, never by Scrapy's TextResponse.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from urllib.parse import urljoin
 
 from lxml import etree
 
-from newsextract.extraction.encoding import decode_html
+from newsextract.extraction.pagemodel.encoding import decode_html
 from newsextract.spiders.urls import normalise_link
 
 #: How many leading bytes are sniffed for HTML markup or a binary signature.

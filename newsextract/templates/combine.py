@@ -30,8 +30,8 @@ from collections.abc import Collection, Sequence
 from dataclasses import replace
 
 from newsextract.evaluation.metric import score_page
-from newsextract.extraction.page import Page
-from newsextract.extraction.result import Article
+from newsextract.extraction.pagemodel.page import Page
+from newsextract.extraction.record.article import Article
 
 COMBINED_METHOD = "template+single"
 #: The single-page answer narrowed by the site's other pages alone (no rules, or rules the

@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 
 from lxml import etree
 
-from newsextract.extraction.page import is_inside
+from newsextract.extraction.pagemodel.page import is_inside
 from newsextract.templates.evidence import PageEvidence
 from newsextract.templates.noise import NOISE_PATTERN, NOISE_TAGS_DEFAULT
 from newsextract.templates.rules import (

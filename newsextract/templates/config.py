@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from newsextract.extraction.combiner import CombinerConfig
+from newsextract.extraction.decision.combiner import CombinerConfig
 from newsextract.templates.combine import MIN_AGREEMENT_DEFAULT
 from newsextract.templates.compile import CompileConfig
 from newsextract.templates.consistency import ConsistencyConfig

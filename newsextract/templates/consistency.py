@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 from lxml import etree
 
-from newsextract.extraction.page import Page
+from newsextract.extraction.pagemodel.page import Page
 
 #: Weight of a block's own single-page score against the mean at its place on the other pages.
 #: Swept 0.3-0.6 with the combination of combine.py on msv_big9_dev, cleanportaleval and
@@ -53,7 +53,7 @@ class PageVerdict:
 def block_places(page: Page) -> tuple[str, ...]:
     """Each block's place: tags with their classes and ids from BODY down, digits folded.
 
-    >>> from newsextract.extraction.page import parse_page
+    >>> from newsextract.extraction.pagemodel.page import parse_page
     >>> page = parse_page(b'<body><div class="story-12"><p>One line of text here.</p></div></body>')
     >>> block_places(page)
     ('div.story-#/p',)

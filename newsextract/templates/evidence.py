@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from lxml import etree
 
-from newsextract.extraction.page import Page
+from newsextract.extraction.pagemodel.page import Page
 from newsextract.templates.rules import MAX_LINK_DENSITY_DEFAULT, BodyRule, select
 from newsextract.templates.xpaths import is_indexed_pivot, pivot_index
 

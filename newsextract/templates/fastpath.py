@@ -1,7 +1,7 @@
 """The light page of stored rules: from a page's bytes to the rules' answer without the full
 page model.
 
-A site's stored rules need far less than :func:`~newsextract.extraction.page.parse_page`
+A site's stored rules need far less than :func:`~newsextract.extraction.pagemodel.page.parse_page`
 builds: the page is decoded and parsed once and its meta tags read (not its JSON-LD); the
 rules' pivots are looked up in one walk over the elements of each of their tags, those that
 cleaning would remove are left out, and their paths are followed counting only the children
@@ -27,8 +27,9 @@ from functools import lru_cache
 
 from lxml import etree
 
-from newsextract.extraction.blocks import BLOCK_TAGS, Block, split_blocks
-from newsextract.extraction.page import (
+from newsextract.extraction.pagemodel.blocks import BLOCK_TAGS, Block, split_blocks
+from newsextract.extraction.pagemodel.page import (
+    MAX_ELEMENTS_DEFAULT,
     MAX_HTML_CHARS_DEFAULT,
     StructuredData,
     clean_tree,
@@ -39,7 +40,7 @@ from newsextract.extraction.page import (
     read_structured_data,
     removed_by_cleaning,
 )
-from newsextract.extraction.result import Article
+from newsextract.extraction.record.article import Article
 from newsextract.templates.rules import (
     BodyRule,
     Descend,
@@ -75,9 +76,11 @@ def light_page(
     url: str | None = None,
     content_type: str | None = None,
     max_chars: int = MAX_HTML_CHARS_DEFAULT,
+    max_elements: int = MAX_ELEMENTS_DEFAULT,
 ) -> LightPage:
-    """Decode, parse, read meta tags; raise ``NotHTMLError`` as ``parse_page`` does."""
-    parsed = parse_html(body, content_type, max_chars)
+    """Decode, parse, read meta tags; raise ``NotHTMLError`` and ``PageTooComplexError`` as
+    ``parse_page`` does (a page's tags are counted once, by the parse's own check)."""
+    parsed = parse_html(body, content_type, max_chars, max_elements)
     structured = read_structured_data(parsed.root, json_ld=False)
     return LightPage(url, parsed.encoding, parsed.root, structured)
 
@@ -181,15 +184,15 @@ def descend_kept(element: etree._Element, path: str) -> list[etree._Element]:
 
 
 #: Elements under which a subtree is cleaned by one walk in Python rather than by
-#: :func:`~newsextract.extraction.page.clean_tree`, whose tag filter and XPath cost as much
-#: as that walk over about 10 elements (timed on divs of msv_big9_dev and dragnet pages;
+#: :func:`~newsextract.extraction.pagemodel.page.clean_tree`, whose tag filter and XPath cost as
+#: much as that walk over about 10 elements (timed on divs of msv_big9_dev and dragnet pages;
 #: their headline and date elements hold under 10).
 SMALL_SUBTREE_DEFAULT = 10
 
 
 def clean_subtree(element: etree._Element, small: int = SMALL_SUBTREE_DEFAULT) -> None:
-    """What :func:`~newsextract.extraction.page.clean_tree` does to an element that cleaning
-    keeps; a headline or a date holds a few elements, and one walk over them is cheaper."""
+    """What :func:`~newsextract.extraction.pagemodel.page.clean_tree` does to an element that
+    cleaning keeps; a headline or a date holds a few elements, and one walk over them is cheaper."""
     doomed = []
     for count, inner in enumerate(element.iterdescendants(etree.Element)):
         # a noscript that holds the page is kept unless hidden: clean_tree's own tests

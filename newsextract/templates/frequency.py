@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from newsextract.extraction.blocks import Block
+from newsextract.extraction.pagemodel.blocks import Block
 from newsextract.templates.signature import SAME_BLOCK_JACCARD_DEFAULT, JoinResult, similarity_join
 
 #: A block of at least this many words is "long" for the duplicate guard. 8 lost on dragnet

@@ -8,8 +8,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from newsextract.exceptions import NewsExtractError
-from newsextract.extraction.combiner import extract_article
-from newsextract.extraction.page import Page
+from newsextract.extraction.pagemodel.page import Page
+from newsextract.extraction.record.article import extract_article
 from newsextract.templates.compile import body_rule, choose_regions, headline_rules, meta_rules
 from newsextract.templates.config import DEFAULT, TemplateConfig
 from newsextract.templates.evidence import PageEvidence, page_evidence

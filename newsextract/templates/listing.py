@@ -15,8 +15,8 @@ from dataclasses import dataclass
 
 from lxml import etree
 
-from newsextract.extraction.blocks import normalise_text
-from newsextract.extraction.page import Page
+from newsextract.extraction.pagemodel.blocks import normalise_text
+from newsextract.extraction.pagemodel.page import Page
 from newsextract.templates.rules import FieldRule, RepeatingRule, select
 from newsextract.templates.xpaths import Candidate, candidates, name_test, xpath_literal
 

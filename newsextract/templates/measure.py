@@ -33,8 +33,8 @@ from newsextract.evaluation.dataset import ManifestEntry, read_manifest
 from newsextract.evaluation.metric import Summary, score_page, summarise
 from newsextract.exceptions import NewsExtractError
 from newsextract.extraction import extract_article
-from newsextract.extraction.page import parse_page
-from newsextract.extraction.result import Article
+from newsextract.extraction.pagemodel.page import parse_page
+from newsextract.extraction.record.article import Article
 from newsextract.templates.config import TemplateConfig
 from newsextract.templates.site import SiteTemplates
 from newsextract.templates.sitemode import extract_site_mode

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 
 from lxml import etree
 
-from newsextract.extraction.page import Page
+from newsextract.extraction.pagemodel.page import Page
 
 #: id/class words of boxes that are not the article (the names readability and boilerpipe
 #: penalise, trimmed to those seen on msv_big9_dev, cleanportaleval and dragnet's sites).

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from newsextract.extraction.page import Page
+from newsextract.extraction.pagemodel.page import Page
 from newsextract.templates.config import DEFAULT, TemplateConfig
 from newsextract.templates.evidence import PageEvidence, page_evidence
 from newsextract.templates.induce import compile_version

@@ -28,10 +28,10 @@ from functools import lru_cache
 
 from lxml import etree
 
-from newsextract.extraction.blocks import Block, normalise_text
-from newsextract.extraction.headline import strip_headline
-from newsextract.extraction.page import Page, StructuredData, is_inside
-from newsextract.extraction.result import Article
+from newsextract.extraction.decision.headline import strip_headline
+from newsextract.extraction.pagemodel.blocks import Block, normalise_text
+from newsextract.extraction.pagemodel.page import Page, StructuredData, is_inside
+from newsextract.extraction.record.article import Article
 from newsextract.templates.noise import MAX_NAMED_SHARE_DEFAULT, is_named_noise
 from newsextract.templates.xpaths import is_rule_xpath
 

@@ -14,7 +14,7 @@ from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from newsextract.extraction.blocks import Block
+from newsextract.extraction.pagemodel.blocks import Block
 
 #: Seed 000's threshold for "the same block" (multiset Jaccard), kept as the paper gives it.
 SAME_BLOCK_JACCARD_DEFAULT = 0.9

@@ -21,8 +21,8 @@ from dataclasses import replace
 from pathlib import Path
 
 from newsextract.exceptions import NewsExtractError, RuleFileError
-from newsextract.extraction.page import Page
-from newsextract.extraction.result import Article
+from newsextract.extraction.pagemodel.page import Page
+from newsextract.extraction.record.article import Article
 from newsextract.templates.config import DEFAULT, TemplateConfig
 from newsextract.templates.fastpath import LightPage, light_article, light_page
 from newsextract.templates.induce import induce

@@ -21,9 +21,9 @@ from pathlib import Path
 from newsextract.evaluation.dataset import ManifestEntry, group_entries
 from newsextract.evaluation.outcome import PageOutcome
 from newsextract.exceptions import NewsExtractError
-from newsextract.extraction.combiner import keep_threshold, scored_article
-from newsextract.extraction.page import Page, parse_page
-from newsextract.extraction.result import Article
+from newsextract.extraction.decision.combiner import keep_threshold
+from newsextract.extraction.pagemodel.page import Page, parse_page
+from newsextract.extraction.record.article import Article, scored_article
 from newsextract.templates.alignment import reduction_ratio
 from newsextract.templates.combine import agreement, combine, narrowed
 from newsextract.templates.config import DEFAULT, TemplateConfig

@@ -1,6 +1,6 @@
 """The product's single-page answer with a given model, scored on a set's pages.
 
-This is what a user gets (:func:`~newsextract.extraction.combiner.extract_article`: JSON-LD,
+This is what a user gets (:func:`~newsextract.extraction.record.article.extract_article`: JSON-LD,
 the keep rules and the headline apart), scored as the set's gold reads (the headline first
 where the gold opens with it, snippets pooled where the gold is snippets). Pages are read
 by a few worker processes, each building the model once.
@@ -20,9 +20,10 @@ from newsextract.evaluation.dataset import ManifestEntry
 from newsextract.evaluation.gold import Gold
 from newsextract.evaluation.metric import PageScore, SnippetScore
 from newsextract.exceptions import NewsExtractError
-from newsextract.extraction.classifier import ClassifierModel
-from newsextract.extraction.combiner import CombinerConfig, extract_article
-from newsextract.extraction.page import parse_page
+from newsextract.extraction.decision.combiner import CombinerConfig
+from newsextract.extraction.evidence.classifier import ClassifierModel
+from newsextract.extraction.pagemodel.page import parse_page
+from newsextract.extraction.record.article import extract_article
 
 #: Fewer pages than this are read in-process.
 SMALL_JOB_PAGES = 32

@@ -14,8 +14,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from newsextract.extraction.boosting import BoostingConfig, TreeEnsemble, fit_trees, sigmoid
-from newsextract.extraction.classifier import (
+from newsextract.extraction.evidence.boosting import (
+    BoostingConfig,
+    TreeEnsemble,
+    fit_trees,
+    sigmoid,
+)
+from newsextract.extraction.evidence.classifier import (
     MAX_TOKEN_LOG_ODDS_DEFAULT,
     ClassifierModel,
     LanguageModel,
@@ -23,8 +28,8 @@ from newsextract.extraction.classifier import (
     first_stage_feature_names,
     first_stage_features,
 )
-from newsextract.extraction.context import context_feature_names, context_features
-from newsextract.extraction.stopwords import NO_STOP_WORDS, StopWords
+from newsextract.extraction.evidence.context import context_feature_names, context_features
+from newsextract.extraction.evidence.stopwords import NO_STOP_WORDS, StopWords
 from newsextract.training.folds import random_folds
 from newsextract.training.labels import CONTENT_LABEL_DEFAULT
 from newsextract.training.samples import PageSample

@@ -22,7 +22,7 @@ from typing import Any
 
 from newsextract.evaluation.dataset import ManifestEntry, read_manifest
 from newsextract.evaluation.metric import PageScore, SnippetScore, Summary, summarise_set
-from newsextract.extraction.classifier import ClassifierModel
+from newsextract.extraction.evidence.classifier import ClassifierModel
 from newsextract.training.answers import AnswerJob, answer_scores
 from newsextract.training.fit import FitConfig, fit_model
 from newsextract.training.folds import site_folds

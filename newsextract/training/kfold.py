@@ -22,10 +22,10 @@ from newsextract.evaluation.conventions import HEADLINE_SETS, with_headline
 from newsextract.evaluation.dataset import ManifestEntry, read_manifest
 from newsextract.evaluation.metric import PageScore, SnippetScore, summarise_set
 from newsextract.exceptions import NewsExtractError
-from newsextract.extraction.classifier import ClassifierModel, default_model
-from newsextract.extraction.combiner import CombinerConfig, extract_article
-from newsextract.extraction.page import parse_page
-from newsextract.extraction.result import Article
+from newsextract.extraction.decision.combiner import CombinerConfig
+from newsextract.extraction.evidence.classifier import ClassifierModel, default_model
+from newsextract.extraction.pagemodel.page import parse_page
+from newsextract.extraction.record.article import Article, extract_article
 from newsextract.training.fit import FitConfig, fit_model, predict_sample
 from newsextract.training.folds import site_folds
 from newsextract.training.samples import PageSample

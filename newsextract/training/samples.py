@@ -14,10 +14,10 @@ from newsextract.evaluation.dataset import ManifestEntry, read_manifest
 from newsextract.evaluation.gold import Gold
 from newsextract.evaluation.metric import tokens
 from newsextract.exceptions import NewsExtractError
-from newsextract.extraction.classifier import title_blocks
-from newsextract.extraction.combiner import MAX_KEPT_LINK_SHARE_DEFAULT
-from newsextract.extraction.features import BlockTable, read_blocks
-from newsextract.extraction.page import parse_page
+from newsextract.extraction.decision.combiner import MAX_KEPT_LINK_SHARE_DEFAULT
+from newsextract.extraction.evidence.classifier import title_blocks
+from newsextract.extraction.pagemodel.blocktable import BlockTable, read_blocks
+from newsextract.extraction.pagemodel.page import parse_page
 from newsextract.progress import track
 from newsextract.training.labels import (
     CONTENT_LABEL_DEFAULT,

@@ -15,8 +15,8 @@ from collections.abc import Mapping, Sequence
 
 from newsextract.evaluation.conventions import HEADLINE_SETS, with_headline
 from newsextract.evaluation.dataset import ManifestEntry
-from newsextract.extraction.classifier import ClassifierModel
-from newsextract.extraction.combiner import CombinerConfig
+from newsextract.extraction.decision.combiner import CombinerConfig
+from newsextract.extraction.evidence.classifier import ClassifierModel
 from newsextract.templates.config import TemplateConfig
 from newsextract.templates.sitemode import extract_site_mode
 

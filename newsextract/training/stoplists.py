@@ -12,7 +12,7 @@ import re
 from functools import lru_cache
 from importlib import resources
 
-from newsextract.extraction.stopwords import StopWords
+from newsextract.extraction.evidence.stopwords import StopWords
 
 #: The most frequent words kept of each language's list: function words and the commonest
 #: verbs and nouns (the lists run to thousands of words, mostly rarer nouns).

@@ -26,10 +26,9 @@ from typing import Any
 
 from lxml import etree
 
-from newsextract.extraction.blocks import Block
-from newsextract.extraction.combiner import scored_article
-from newsextract.extraction.page import Page
-from newsextract.extraction.result import Article
+from newsextract.extraction.pagemodel.blocks import Block
+from newsextract.extraction.pagemodel.page import Page
+from newsextract.extraction.record.article import Article, scored_article
 from newsextract.templates.rules import (
     BodyRule,
     RuleVersion,

@@ -15,7 +15,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from newsextract.exceptions import NewsExtractError
-from newsextract.extraction.page import parse_page
+from newsextract.extraction.pagemodel.page import parse_page
 from newsextract.records import article_record
 from newsextract.templates.rulefiles import site_file
 from newsextract.templates.site import SiteTemplates

@@ -1,2 +1,2 @@
-"""The page model: the compiled walk over lxml's own tree (``_walk``, built by the project's
-build), and what Python builds from it."""
+"""The page model: decode, parse, clean, cut into blocks and count once. The walks over
+lxml's own tree are compiled (``_walk``, ``_text``, built by the project's build)."""

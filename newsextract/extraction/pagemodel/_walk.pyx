@@ -492,22 +492,50 @@ cdef tuple _judge(tree.xmlNode* node, names_of, TagNames names, dict tag_bits, f
     return judged, words
 
 
-cdef extern from "Python.h":
-    bint Py_UNICODE_ISUPPER(Py_UCS4 ch)
-    bint Py_UNICODE_ISALNUM(Py_UCS4 ch)
-    bint Py_UNICODE_ISDECIMAL(Py_UCS4 ch)
+cdef class Inherited:
+    """Flags of an element or-ed with those of every ancestor, up to (not including) the
+    first element whose tag is in ``stop``; memoised by node, so use one a page, and only
+    while its tree does not change. ``own`` judges one element, once."""
 
+    cdef object own
+    cdef frozenset stop
+    cdef NodeIds memo
+    cdef TagNames names
 
-def character_tables() -> tuple:
-    """Two tables over the Basic Multilingual Plane, one byte a character, as Python's own
-    ``str`` methods judge each character: ``c.isupper()``, and ``c.isalnum() and not
-    c.isdecimal()``. Built in C at import: the same loops in Python took 60 ms."""
-    upper = bytearray(0x10000)
-    letters = bytearray(0x10000)
-    cdef unsigned char[:] upper_view = upper
-    cdef unsigned char[:] letter_view = letters
-    cdef Py_UCS4 code
-    for code in range(0x10000):
-        upper_view[code] = Py_UNICODE_ISUPPER(code)
-        letter_view[code] = Py_UNICODE_ISALNUM(code) and not Py_UNICODE_ISDECIMAL(code)
-    return upper, letters
+    def __init__(self, own, frozenset stop=frozenset()):
+        self.own = own
+        self.stop = stop
+        self.names = TagNames()
+        ids_init(&self.memo, 256)
+
+    def __dealloc__(self):
+        free(self.memo.keys)
+        free(self.memo.values)
+
+    def __call__(self, _Element element not None) -> int:
+        cdef tree.xmlNode* node = element._c_node
+        cdef tree.xmlNode** path = NULL
+        cdef Py_ssize_t size = 0, capacity = 32, flags = 0, known = -2
+        try:
+            path = <tree.xmlNode**>_grow(NULL, capacity * sizeof(tree.xmlNode*))
+            while node is not NULL:
+                known = ids_get(&self.memo, <size_t>node)
+                if known != -2 or self.names.of(node) in self.stop:
+                    break
+                if size == capacity:
+                    capacity *= 2
+                    path = <tree.xmlNode**>_grow(path, capacity * sizeof(tree.xmlNode*))
+                path[size] = node
+                size += 1
+                node = node.parent
+                if node is not NULL and node.type != tree.XML_ELEMENT_NODE:
+                    node = NULL
+            if node is not NULL and known != -2:
+                flags = known
+            while size > 0:
+                size -= 1
+                flags |= self.own(cetree.elementFactory(element._doc, path[size]))
+                ids_put(&self.memo, <size_t>path[size], flags)
+            return flags
+        finally:
+            free(path)

@@ -3,9 +3,17 @@
 from __future__ import annotations
 
 try:
+    from newsextract.extraction.pagemodel._text import (
+        PROPERTY_BITS,
+        fill_text_counts,
+        fold_text,
+        token_table,
+        upper_case_table,
+        word_numbers,
+    )
     from newsextract.extraction.pagemodel._walk import (
+        Inherited,
         block_runs,
-        character_tables,
         element_tree,
     )
 except ImportError as error:  # pragma: no cover - a checkout that was never built
@@ -14,4 +22,14 @@ except ImportError as error:  # pragma: no cover - a checkout that was never bui
         "(or pip install .) on a machine with a C compiler"
     ) from error
 
-__all__ = ["block_runs", "character_tables", "element_tree"]
+__all__ = [
+    "PROPERTY_BITS",
+    "Inherited",
+    "block_runs",
+    "element_tree",
+    "fill_text_counts",
+    "fold_text",
+    "token_table",
+    "upper_case_table",
+    "word_numbers",
+]

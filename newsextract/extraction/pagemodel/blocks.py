@@ -14,7 +14,7 @@ from unicodedata import is_normalized, normalize
 from lxml import etree
 
 from newsextract.extraction.pagemodel.compiled import block_runs
-from newsextract.extraction.visibility import hidden_elements
+from newsextract.extraction.pagemodel.visibility import hidden_elements
 
 #: HTML 4.01 block elements plus the HTML5 sectioning elements.
 BLOCK_TAGS = frozenset(

@@ -13,11 +13,11 @@ import re
 import numpy as np
 from lxml import etree
 
-from newsextract.extraction.ancestry import Inherited
-from newsextract.extraction.blocks import PAGE_TAGS
-from newsextract.extraction.features import BlockTable
-from newsextract.extraction.page import Page
-from newsextract.extraction.region import article_container
+from newsextract.extraction.decision.region import article_container
+from newsextract.extraction.pagemodel.ancestry import Inherited
+from newsextract.extraction.pagemodel.blocks import PAGE_TAGS
+from newsextract.extraction.pagemodel.blocktable import BlockTable
+from newsextract.extraction.pagemodel.page import Page
 
 
 def without_asides(

@@ -21,9 +21,9 @@ from dataclasses import dataclass
 
 from lxml import etree
 
-from newsextract.extraction.blocks import Block
-from newsextract.extraction.page import Page, is_inside
-from newsextract.extraction.result import MethodResult
+from newsextract.extraction.evidence.method import MethodResult
+from newsextract.extraction.pagemodel.blocks import Block
+from newsextract.extraction.pagemodel.page import Page, is_inside
 
 METHOD_NAME = "punctuation"
 

@@ -7,11 +7,10 @@ gold opens with the headline put it back in front).
 
 from __future__ import annotations
 
-import re
-
 import numpy as np
 
-_WORD = re.compile(r"\w+")
+from newsextract.extraction.pagemodel.compiled import fold_text
+
 #: The body starts at its first block of this many words: a headline comes before it, after
 #: a kicker or a section name at most.
 PARAGRAPH_MIN_WORDS_DEFAULT = 12
@@ -42,12 +41,12 @@ def strip_headline(body: str, headline: str) -> str:
     >>> strip_headline("The storm arrived.", "Storm hits coast")
     'The storm arrived.'
     """
-    folded = fold(headline)
+    folded = fold_text(headline)
     if not folded:
         return body
     lines = body.split("\n")
     start = 0
-    while start < len(lines) - 1 and _repeats(fold(lines[start]), folded):
+    while start < len(lines) - 1 and _repeats(fold_text(lines[start]), folded):
         start += 1
     return "\n".join(lines[start:])
 
@@ -57,12 +56,3 @@ def _repeats(line: str, headline: str) -> bool:
         return False
     partial = len(line) >= MIN_PARTIAL_HEADLINE_CHARS_DEFAULT and line in headline
     return line == headline or partial
-
-
-def fold(text: str) -> str:
-    """Lower-cased words joined by single spaces.
-
-    >>> fold("  The -- Headline: 2017! ")
-    'the headline 2017'
-    """
-    return " ".join(_WORD.findall(text.lower()))

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from newsextract.extraction.features import BlockTable, shift, window_sum
+from newsextract.extraction.evidence.features import shift, window_sum
+from newsextract.extraction.pagemodel.blocktable import BlockTable
 
 #: Ancestor levels whose content mass becomes a context feature (the top-down step).
 CONTEXT_LEVELS_DEFAULT = (1, 2, 3, 5, 8)

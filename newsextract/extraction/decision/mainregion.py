@@ -28,9 +28,9 @@ from __future__ import annotations
 import numpy as np
 from lxml import etree
 
-from newsextract.extraction.ancestry import Inherited
-from newsextract.extraction.dialogs import dialog_kinds
-from newsextract.extraction.page import Page
+from newsextract.extraction.decision.dialogs import dialog_kinds
+from newsextract.extraction.pagemodel.ancestry import Inherited
+from newsextract.extraction.pagemodel.page import Page
 
 METHOD = "single:main-region"
 #: Kept blocks holding less than this share of the main region's text, at a mean score

@@ -22,8 +22,8 @@ from __future__ import annotations
 
 import re
 
-from newsextract.extraction.blocks import HEADING_TAGS, Block
-from newsextract.extraction.page import Page
+from newsextract.extraction.pagemodel.blocks import HEADING_TAGS, Block
+from newsextract.extraction.pagemodel.page import Page
 
 #: Characters the body keeps before the heading for it to end an article: a heading that
 #: comes first (a sidebar's "Comments" box before the article) says nothing of the article.

@@ -14,10 +14,10 @@ from typing import Any
 from lxml import etree
 
 from newsextract.exceptions import NotHTMLError, PageTooComplexError
-from newsextract.extraction.blocks import BLOCK_TAGS, Block, split_blocks
-from newsextract.extraction.encoding import decode_html, utf8_source
-from newsextract.extraction.mojibake import repair_mojibake
-from newsextract.extraction.visibility import HIDING_ATTRIBUTES, is_hidden
+from newsextract.extraction.pagemodel.blocks import BLOCK_TAGS, Block, split_blocks
+from newsextract.extraction.pagemodel.encoding import decode_html, utf8_source
+from newsextract.extraction.pagemodel.mojibake import repair_mojibake
+from newsextract.extraction.pagemodel.visibility import HIDING_ATTRIBUTES, is_hidden
 
 #: Pages longer than this (in characters) are cut before parsing; a 20 MB page stays bounded.
 MAX_HTML_CHARS_DEFAULT = 8_000_000

@@ -19,9 +19,9 @@ import re
 
 from lxml import etree
 
-from newsextract.extraction.ancestry import Inherited
-from newsextract.extraction.blocks import PAGE_TAGS
-from newsextract.extraction.page import Page
+from newsextract.extraction.pagemodel.ancestry import Inherited
+from newsextract.extraction.pagemodel.blocks import PAGE_TAGS
+from newsextract.extraction.pagemodel.page import Page
 
 _CONSENT = re.compile(
     r"cookie-?(?:banner|consent|notice|law|bar)|consent|onetrust|fides-|didomi|gdpr"

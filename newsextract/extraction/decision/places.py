@@ -43,8 +43,8 @@ from collections.abc import Sequence
 import numpy as np
 from lxml import etree
 
-from newsextract.extraction.blocks import Block
-from newsextract.extraction.wording import lower_words, word_runs
+from newsextract.extraction.evidence.wording import lower_words, word_runs
+from newsextract.extraction.pagemodel.blocks import Block
 
 #: Shorter texts repeat for reasons other than copying ("Read more", a price, a date).
 MIN_COPY_CHARS = 40

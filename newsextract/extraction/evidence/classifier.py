@@ -1,7 +1,7 @@
 """Method E: block classification with layout and language features (seed 004).
 
 Two independent classifiers judge every block: boosted trees on layout features taken from
-the DOM (:mod:`newsextract.extraction.features`) and a unigram language model of content
+the DOM (:mod:`newsextract.extraction.evidence.features`) and a unigram language model of content
 versus noise text. Their posteriors are combined as in the paper (a weighted mean or the
 maximum; the trained model says which, chosen on the development data). A second stage then
 works top-down on the DOM: every enclosing element is judged by the content mass of its
@@ -12,7 +12,6 @@ The trained weights ship as JSON in ``models/``, written by ``newsextract train`
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
 from importlib import resources
@@ -22,19 +21,15 @@ from typing import Any
 import numpy as np
 
 from newsextract.exceptions import ExtractionError
-from newsextract.extraction.boosting import TreeEnsemble, sigmoid
-from newsextract.extraction.context import context_feature_names, context_features
-from newsextract.extraction.features import (
-    OWN_TAGS,
-    BlockTable,
-    feature_names,
-    layout_columns,
-    read_blocks,
-)
-from newsextract.extraction.page import Page
-from newsextract.extraction.result import MethodResult
-from newsextract.extraction.stopwords import NO_STOP_WORDS, StopWords
-from newsextract.extraction.wording import WORDING_FEATURE_NAMES, wording_features
+from newsextract.extraction.evidence.boosting import TreeEnsemble, sigmoid
+from newsextract.extraction.evidence.context import context_feature_names, context_features
+from newsextract.extraction.evidence.features import feature_names, layout_columns
+from newsextract.extraction.evidence.method import MethodResult
+from newsextract.extraction.evidence.stopwords import NO_STOP_WORDS, StopWords
+from newsextract.extraction.evidence.wording import WORDING_FEATURE_NAMES, wording_features
+from newsextract.extraction.pagemodel.blocktable import OWN_TAGS, BlockTable, read_blocks
+from newsextract.extraction.pagemodel.compiled import fold_text
+from newsextract.extraction.pagemodel.page import Page
 
 MODEL_FILE = "classifier.json"
 MODEL_FORMAT = 3  # 2: oblivious trees; 3: with stop lists
@@ -172,7 +167,11 @@ class ClassifierModel:
 @lru_cache(maxsize=1)
 def default_model() -> ClassifierModel:
     """The model shipped in the package, read once."""
-    text = resources.files("newsextract.extraction").joinpath("models", MODEL_FILE).read_text()
+    text = (
+        resources.files("newsextract.extraction.evidence")
+        .joinpath("models", MODEL_FILE)
+        .read_text()
+    )
     return ClassifierModel.from_json(json.loads(text))
 
 
@@ -257,9 +256,6 @@ def classify_blocks(page: Page, model: ClassifierModel | None = None) -> MethodR
     return MethodResult("classifier", kept, confidence, tuple(evidence.final.tolist()))
 
 
-_WORD_RUN = re.compile(r"\w+")
-
-
 def title_blocks(page: Page, table: BlockTable | None = None) -> np.ndarray:
     """1 for blocks whose text is the page's headline (og:title, <title> or an h1).
 
@@ -304,13 +300,3 @@ def headline_texts(page: Page) -> set[str]:
 
 
 _H1 = OWN_TAGS.index("h1")
-
-
-def fold_text(text: str) -> str:
-    """Lower-cased words joined by single spaces (what replacing each run of other characters
-    by a space and stripping gives, in two thirds of the time).
-
-    >>> fold_text("  The -- Headline: 2017! ")
-    'the headline 2017'
-    """
-    return " ".join(_WORD_RUN.findall(text.lower()))

@@ -30,9 +30,9 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from newsextract.extraction.blocks import Block
-from newsextract.extraction.page import Page
-from newsextract.extraction.result import MethodResult
+from newsextract.extraction.evidence.method import MethodResult
+from newsextract.extraction.pagemodel.blocks import Block
+from newsextract.extraction.pagemodel.page import Page
 
 METHOD_NAME = "fft"
 FloatArray = npt.NDArray[np.float64]

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from newsextract.extraction.features import OWN_TAGS, BlockTable
+from newsextract.extraction.pagemodel.blocktable import OWN_TAGS, BlockTable
 
 #: A prose paragraph has at least this many words (CJK: characters count as words) ...
 PROSE_MIN_WORDS_DEFAULT = 12

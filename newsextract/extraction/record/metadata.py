@@ -20,8 +20,8 @@ from urllib.parse import urljoin, urlsplit
 
 from lxml import etree
 
-from newsextract.extraction.headline import fold
-from newsextract.extraction.page import Page
+from newsextract.extraction.pagemodel.compiled import fold_text
+from newsextract.extraction.pagemodel.page import Page
 
 #: Longest headline kept; longer values are page text, not a headline.
 MAX_HEADLINE_CHARS_DEFAULT = 400
@@ -188,10 +188,10 @@ def find_headline(page: Page, articles: list[dict[str, Any]]) -> str:
         meta.get("twitter:title"),
         meta.get("headline"),
     ]
-    site = fold(clean_text(meta.get("og:site_name")))
+    site = fold_text(clean_text(meta.get("og:site_name")))
     for candidate in declared:
         text = clean_text(candidate)
-        if text and fold(text) != site:
+        if text and fold_text(text) != site:
             return _shown_part(page, text)
     # The tree is searched only when the page declares no headline.
     title = clean_text(page.structured.title)
@@ -215,13 +215,13 @@ _TITLE_SEPARATOR = re.compile(r"\s+(?:[|\-\u2013\u2014\u00ab\u00bb\u00b7\u2022/]
 
 def _title_heading(page: Page, title: str) -> Iterator[str]:
     """The longest heading whose words stand in the title."""
-    folded = fold(title)
+    folded = fold_text(title)
     if not folded:
         return
     best, best_text = "", ""
     for element in islice(page.root.iter("h1", "h2", "h3"), MAX_TITLE_HEADINGS_DEFAULT):
         text = " ".join(element.itertext())
-        heading = fold(text)
+        heading = fold_text(text)
         if len(heading) >= max(MIN_TITLE_HEADING_CHARS_DEFAULT, len(best) + 1) and (
             heading in folded
         ):
@@ -233,11 +233,11 @@ def _title_heading(page: Page, title: str) -> Iterator[str]:
 def _shown_part(page: Page, headline: str) -> str:
     """The part of a declared "Headline | Site" that the page shows as a heading, or the
     whole of it."""
-    parts = {fold(part): part for part in _TITLE_SEPARATOR.split(headline)}
+    parts = {fold_text(part): part for part in _TITLE_SEPARATOR.split(headline)}
     if len(parts) < 2:
         return headline
     for element in islice(page.root.iter("h1", "h2"), MAX_TITLE_HEADINGS_DEFAULT):
-        heading = fold(" ".join(element.itertext()))
+        heading = fold_text(" ".join(element.itertext()))
         if len(heading) >= MIN_TITLE_HEADING_CHARS_DEFAULT and heading in parts:
             return parts[heading].strip()
     return headline

@@ -9,7 +9,8 @@ them (:mod:`.comments`); consent banners and modal dialogs out (:mod:`.dialogs`)
 decision, which empties the body of pages without an article (index pages, error pages);
 the page's main region for such a page, when it marks one (:mod:`.mainregion`); second
 copies of the article's text placed elsewhere out; rights notices out (:mod:`.notices`);
-then the metadata. The body keeps blocks in document order, one paragraph a line.
+the headline out (:mod:`.headline`). The record (:mod:`..record.article`) keeps the blocks in
+document order, one paragraph a line, with the metadata.
 
 Methods C (FFT interval) and D (punctuation density) are not consulted. Measured on method
 E's leave-one-set-out posteriors (dragnet, cleaneval, cleanportaleval, msv_chaos,
@@ -27,28 +28,26 @@ from dataclasses import dataclass, field
 import numpy as np
 from lxml import etree
 
-from newsextract.extraction.asides import without_asides, without_hidden_tail
-from newsextract.extraction.blocks import HEADING_TAGS
-from newsextract.extraction.classifier import (
+from newsextract.extraction.decision.asides import without_asides, without_hidden_tail
+from newsextract.extraction.decision.comments import before_comments_heading, is_discussion
+from newsextract.extraction.decision.dialogs import without_dialogs
+from newsextract.extraction.decision.headline import without_headline
+from newsextract.extraction.decision.mainregion import METHOD as MAIN_REGION_METHOD
+from newsextract.extraction.decision.mainregion import main_region_answer
+from newsextract.extraction.decision.notices import without_rights_notices
+from newsextract.extraction.decision.places import Places, with_its_places, without_copies
+from newsextract.extraction.decision.region import MIN_BODY_CHARS_DEFAULT, RegionConfig, region_kept
+from newsextract.extraction.evidence.classifier import (
     BlockEvidence,
     ClassifierModel,
     block_evidence,
-    fold_text,
     headline_texts,
 )
-from newsextract.extraction.comments import before_comments_heading, is_discussion
-from newsextract.extraction.dialogs import without_dialogs
-from newsextract.extraction.features import BlockTable
-from newsextract.extraction.headline import without_headline
-from newsextract.extraction.mainregion import METHOD as MAIN_REGION_METHOD
-from newsextract.extraction.mainregion import main_region_answer
-from newsextract.extraction.metadata import read_metadata
-from newsextract.extraction.notices import without_rights_notices
-from newsextract.extraction.page import Page
-from newsextract.extraction.places import Places, with_its_places, without_copies
-from newsextract.extraction.region import MIN_BODY_CHARS_DEFAULT, RegionConfig, region_kept
-from newsextract.extraction.result import Article
-from newsextract.extraction.wording import RUN_WORDS, lower_words, word_runs
+from newsextract.extraction.evidence.wording import RUN_WORDS, lower_words, word_runs
+from newsextract.extraction.pagemodel.blocks import HEADING_TAGS
+from newsextract.extraction.pagemodel.blocktable import BlockTable
+from newsextract.extraction.pagemodel.compiled import fold_text
+from newsextract.extraction.pagemodel.page import Page
 
 #: JSON-LD ``articleBody`` shorter than this (in tokens) is a teaser, not evidence.
 MIN_ARTICLE_BODY_TOKENS_DEFAULT = 50
@@ -121,19 +120,17 @@ class CombinerConfig:
 DEFAULT = CombinerConfig()
 
 
-def extract_article(page: Page, config: CombinerConfig = DEFAULT) -> Article:
-    """The article of one page: body, headline, date, authors, language, canonical URL."""
-    return scored_article(page, config).article
-
-
 @dataclass(frozen=True)
-class ScoredArticle:
-    article: Article
+class Decision:
+    """Which blocks make the article, with the scores they were kept by."""
+
+    kept: tuple[int, ...]
     scores: np.ndarray  # every block's final score (method E and the JSON-LD vote)
+    method: str  # "single:classifier", with "+json-ld" or the main region's name
 
 
-def scored_article(page: Page, config: CombinerConfig = DEFAULT) -> ScoredArticle:
-    """:func:`extract_article` with the block scores it kept blocks by."""
+def decide(page: Page, config: CombinerConfig = DEFAULT) -> Decision:
+    """The kept blocks of one page: the classifier's evidence, then every rule after it."""
     evidence = block_evidence(page, config.model)
     threshold = keep_threshold(config)
     reference = article_body_text(page, config)
@@ -158,22 +155,7 @@ def scored_article(page: Page, config: CombinerConfig = DEFAULT) -> ScoredArticl
     kept = without_copies(kept, page.blocks, places)
     kept = without_rights_notices(kept, texts, evidence.table.words)
     kept = without_headline(kept, evidence.title, evidence.table.words)
-    body = "\n".join(texts[i] for i in kept)
-    metadata = read_metadata(page, body)
-    article = Article(
-        url=page.url,
-        body=body,
-        headline=metadata.headline,
-        canonical_url=metadata.canonical_url,
-        date_published=metadata.date_published,
-        date_published_raw=metadata.date_published_raw,
-        authors=metadata.authors,
-        language=metadata.language,
-        method=_method(main_region, bool(reference.words)),
-        confidence=round(float(scores[list(kept)].mean()), 4) if kept else 0.0,
-        kept_blocks=kept,
-    )
-    return ScoredArticle(article, scores)
+    return Decision(kept, scores, _method(main_region, bool(reference.words)))
 
 
 def _or_main_region(
@@ -230,7 +212,7 @@ def keep_threshold(config: CombinerConfig) -> float:
     """The score at which the single-page answer keeps a block."""
     if config.threshold is not None:
         return config.threshold
-    from newsextract.extraction.classifier import default_model
+    from newsextract.extraction.evidence.classifier import default_model
 
     return (config.model or default_model()).threshold
 

@@ -12,13 +12,14 @@ import re
 
 import numpy as np
 
-from newsextract.extraction.features import BlockTable, window_sum
-from newsextract.extraction.stopwords import (
+from newsextract.extraction.evidence.features import window_sum
+from newsextract.extraction.evidence.stopwords import (
     MIN_RUNNING_TOKENS_DEFAULT,
     OWN_COMMON_MIN_BLOCKS_DEFAULT,
     OWN_COMMON_WORDS_DEFAULT,
     StopWords,
 )
+from newsextract.extraction.pagemodel.blocktable import BlockTable
 
 #: Words in a run: long enough that two texts sharing runs share wording, not just words.
 RUN_WORDS = 4

@@ -1,0 +1,1 @@
+"""Record: the article of a page (body, headline, metadata), from the decision."""
