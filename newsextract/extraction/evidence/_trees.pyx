@@ -44,7 +44,7 @@ cdef double pairwise_sum(const double* values, Py_ssize_t n) noexcept nogil:
 
 
 def tree_logits(
-    const double[:, :] x not None,
+    const double[:, ::1] x not None,
     const long long[:, ::1] features not None,
     const double[:, ::1] thresholds not None,
     const double[:, ::1] leaves not None,
@@ -55,6 +55,9 @@ def tree_logits(
     goes right at a level when the row's feature is above the level's threshold)."""
     cdef Py_ssize_t rows = x.shape[0], trees = features.shape[0], depth = features.shape[1]
     cdef Py_ssize_t row, tree, level, leaf
+    cdef const double* features_of_row
+    cdef const long long* tested
+    cdef const double* limits
     cdef double* values = NULL
     if trees == 0:
         for row in range(rows):
@@ -66,11 +69,13 @@ def tree_logits(
     try:
         with nogil:
             for row in range(rows):
+                features_of_row = &x[row, 0]
                 for tree in range(trees):
+                    tested = &features[tree, 0]
+                    limits = &thresholds[tree, 0]
                     leaf = 0
-                    for level in range(depth):
-                        if x[row, features[tree, level]] > thresholds[tree, level]:
-                            leaf |= 1 << level
+                    for level in range(depth):  # no branch: the comparison is the bit
+                        leaf |= (features_of_row[tested[level]] > limits[level]) << level
                     values[tree] = leaves[tree, leaf]
                 out[row] = base + (0.0 + pairwise_sum(values, trees))
     finally:

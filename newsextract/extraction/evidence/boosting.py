@@ -47,7 +47,7 @@ class TreeEnsemble:
         out = np.empty(len(x))
         if len(x):
             tree_logits(
-                np.asarray(x, dtype=np.float64),
+                np.ascontiguousarray(x, dtype=np.float64),
                 self._arrays.features,
                 self._arrays.thresholds,
                 self._arrays.leaves,
