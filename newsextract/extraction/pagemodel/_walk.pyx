@@ -539,3 +539,60 @@ cdef class Inherited:
             return flags
         finally:
             free(path)
+
+
+cdef bint has_attribute(tree.xmlNode* node, const char* name) noexcept:
+    cdef tree.xmlAttr* attr = node.properties
+    while attr is not NULL:
+        if attr.ns is NULL and strcmp(<const char*>attr.name, name) == 0:
+            return True
+        attr = attr.next
+    return False
+
+
+def cleaning_candidates(_Element root not None, frozenset noise_tags not None,
+                        frozenset archive_ids not None, tuple hiding not None) -> tuple:
+    """What cleaning looks at, in one walk of ``root``'s subtree (itself included), in
+    document order: the ``<head>`` elements (whose subtrees are not walked: they go whole),
+    the noise elements (by tag), the elements a web archive inserted (by id) and the
+    elements with an attribute named in ``hiding`` (bytes), which may hide them."""
+    cdef tree.xmlNode* top = root._c_node
+    cdef tree.xmlNode* node = top
+    cdef TagNames names = TagNames()
+    cdef _Document doc = root._doc
+    cdef list heads = [], noise = [], archive = [], may_hide = []
+    cdef bint descend
+    while node is not NULL:
+        descend = True
+        if node.type == tree.XML_ELEMENT_NODE:
+            tag = names.of(node)
+            if tag == "head":
+                heads.append(cetree.elementFactory(doc, node))
+                descend = node is top  # a head below the root goes whole, unread
+            if descend:
+                if tag in noise_tags:
+                    noise.append(cetree.elementFactory(doc, node))
+                if node.properties is not NULL:
+                    if archive_ids and has_attribute(node, b"id"):
+                        if attribute(node, b"id") in archive_ids:
+                            archive.append(cetree.elementFactory(doc, node))
+                    for name in hiding:
+                        if has_attribute(node, <bytes>name):
+                            may_hide.append(cetree.elementFactory(doc, node))
+                            break
+        node = _next_node(node, top, descend)
+    return heads, noise, archive, may_hide
+
+
+cdef inline tree.xmlNode* _next_node(tree.xmlNode* node, tree.xmlNode* top, bint descend) noexcept:
+    """The next node of ``top``'s subtree in document order, without recursion (entity
+    references are not entered: their children are the entity's declaration)."""
+    if descend and node.children is not NULL and node.type == tree.XML_ELEMENT_NODE:
+        return node.children
+    while node is not top:
+        if node.next is not NULL:
+            return node.next
+        node = node.parent
+        if node is NULL:
+            return NULL
+    return NULL

@@ -14,6 +14,7 @@ try:
     from newsextract.extraction.pagemodel._walk import (
         Inherited,
         block_runs,
+        cleaning_candidates,
         element_tree,
     )
 except ImportError as error:  # pragma: no cover - a checkout that was never built
@@ -26,6 +27,7 @@ __all__ = [
     "PROPERTY_BITS",
     "Inherited",
     "block_runs",
+    "cleaning_candidates",
     "element_tree",
     "fill_text_counts",
     "fold_text",
