@@ -1,14 +1,17 @@
 from collections.abc import Callable, Collection
+from typing import TypeVar
 
 from lxml import etree
 
-#: One run of a block's direct text: (owner element, raw text, depth, link characters,
-#: inline tags, title and alt texts, hidden).
-Run = tuple[etree._Element, str, int, int, tuple[str, ...], tuple[str, ...], bool]
+T = TypeVar("T")
 
-def block_runs(
-    root: etree._Element, hidden: Collection[etree._Element], block_tags: frozenset[str]
-) -> list[Run]: ...
+def block_list(
+    root: etree._Element,
+    hidden: Collection[etree._Element],
+    block_tags: frozenset[str],
+    block_class: type[T],
+) -> list[T]: ...
+def normalise_text(text: str) -> str: ...
 def element_tree(
     block_elements: list[etree._Element],
     hidden: list[bool],

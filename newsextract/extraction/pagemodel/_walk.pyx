@@ -148,8 +148,12 @@ cdef class TagNames:
         return tag
 
 
+_new_object = object.__new__
+_set_attribute = object.__setattr__
+
+
 cdef class _Runs:
-    """The walk's state: the open run of text, the owners' stack and the runs closed."""
+    """The walk's state: the open run of text and the blocks closed."""
 
     cdef Buffer text
     cdef Buffer scratch  # one text or tail, when it spans several text nodes
@@ -158,32 +162,27 @@ cdef class _Runs:
     cdef list attrs
     cdef Py_ssize_t link_chars
     cdef Py_ssize_t in_link
-    cdef list runs
+    cdef list blocks
     cdef _Document doc
+    cdef object block_class
+    cdef TagNames names
 
     def __cinit__(self):
         self.tags = []
         self.attrs = []
-        self.runs = []
+        self.blocks = []
 
     def __dealloc__(self):
         free(self.text.data)
         free(self.scratch.data)
 
     cdef int close(self, tree.xmlNode* owner, Py_ssize_t depth, bint hidden) except -1:
-        """Close the open run: a run when it holds real text (blocks.py normalises it)."""
+        """Close the open run: a block when its text is not empty once normalised."""
+        cdef str text
         if self.content:
-            self.runs.append(
-                (
-                    cetree.elementFactory(self.doc, owner),
-                    PyUnicode_DecodeUTF8(self.text.data, self.text.size, NULL),
-                    depth,
-                    self.link_chars,
-                    tuple(self.tags),
-                    tuple(self.attrs),
-                    hidden,
-                )
-            )
+            text = normalise_text(PyUnicode_DecodeUTF8(self.text.data, self.text.size, NULL))
+            if text:
+                self.add_block(owner, depth, hidden, text)
             self.tags = []
             self.attrs = []
             self.content = False
@@ -192,6 +191,29 @@ cdef class _Runs:
             self.attrs = []
         self.text.size = 0
         self.link_chars = 0
+        return 0
+
+    cdef int add_block(self, tree.xmlNode* owner, Py_ssize_t depth, bint hidden, str text) except -1:
+        # What Block(...) builds, in one step: a frozen dataclass's __init__ sets each field
+        # through object.__setattr__. tests/test_extraction_page.py checks that the fields
+        # are exactly Block's.
+        block = _new_object(self.block_class)
+        _set_attribute(
+            block,
+            "__dict__",
+            {
+                "index": len(self.blocks),
+                "element": cetree.elementFactory(self.doc, owner),
+                "tag": self.names.of(owner) if owner.type == tree.XML_ELEMENT_NODE else "",
+                "text": text,
+                "depth": depth,
+                "link_chars": min(self.link_chars, len(text)),
+                "inline_tags": tuple(self.tags),
+                "attr_texts": tuple(self.attrs),
+                "hidden": hidden,
+            },
+        )
+        self.blocks.append(block)
         return 0
 
     cdef int add_text(self, const char* data, Py_ssize_t size) except -1:
@@ -247,10 +269,10 @@ cdef class _Runs:
         return 0
 
 
-def block_runs(_Element root not None, hidden, frozenset block_tags not None) -> list:
-    """The runs of direct text of ``root``'s tree, as :func:`blocks.split_blocks` cuts it:
-    ``(owner element, raw text, depth, link chars, inline tags, attribute texts, hidden)``
-    for each run with real text, in document order. ``hidden``: hidden block elements."""
+def block_list(_Element root not None, hidden, frozenset block_tags not None, block_class) -> list:
+    """The blocks of ``root``'s tree (``block_class`` instances), in document order, as
+    :func:`blocks.split_blocks` cuts them: one for each run of an element's direct text
+    that is not empty once normalised. ``hidden``: the hidden block elements."""
     cdef _Runs state = _Runs()
     cdef tree.xmlNode* top = root._c_node
     cdef tree.xmlNode* node
@@ -263,6 +285,8 @@ def block_runs(_Element root not None, hidden, frozenset block_tags not None) ->
     cdef TagNames names = TagNames()
     cdef str tag
     state.doc = root._doc
+    state.block_class = block_class
+    state.names = names
     hidden_list = [element for element in hidden if isinstance(element, _Element)]
     try:
         hidden_nodes = <size_t*>malloc(max(len(hidden_list), 1) * sizeof(size_t))
@@ -334,7 +358,7 @@ def block_runs(_Element root not None, hidden, frozenset block_tags not None) ->
         if top.next is not NULL and (is_text(top.next) or is_skipped(top.next)):
             state.add_text_nodes(top.next)
         state.close(owners[0], 0, hiding[0])
-        return state.runs
+        return state.blocks
     finally:
         free(hidden_nodes)
         free(owners)
@@ -596,3 +620,83 @@ cdef inline tree.xmlNode* _next_node(tree.xmlNode* node, tree.xmlNode* top, bint
         if node is NULL:
             return NULL
     return NULL
+
+
+cdef extern from "Python.h":
+    bint Py_UNICODE_ISSPACE(Py_UCS4 ch)
+    Py_UCS4 PyUnicode_READ(int kind, const void* data, Py_ssize_t index)
+    int PyUnicode_KIND(object text)
+    const void* PyUnicode_DATA(object text)
+    object PyUnicode_FromKindAndData(int kind, const void* buffer, Py_ssize_t size)
+    int PyUnicode_4BYTE_KIND
+
+from unicodedata import is_normalized, normalize
+
+cdef Py_UCS4 LINE_BREAK = 0xFDD0  # where a <br> stood (blocks.py)
+
+
+cpdef str normalise_text(str text):
+    """Fold runs of white space; keep single line breaks (``\\u2028`` or a ``<br>`` mark);
+    compose characters (Unicode NFC), so that one text is written one way whatever the page's
+    editor produced (Bengali "\\u09dc" is "\\u09a1\\u09bc" to every search and corpus tool).
+    What white space is, is Python's ``str.split()``'s answer; one pass after the NFC check.
+    """
+    if not text.isascii() and not is_normalized("NFC", text):
+        text = normalize("NFC", text)
+    cdef int kind = PyUnicode_KIND(text)
+    cdef const void* data = PyUnicode_DATA(text)
+    cdef Py_ssize_t size = len(text), i, length = 0, start, end
+    cdef Py_UCS4 code
+    cdef bint space = False, breaks = False
+    cdef Py_UCS4* out = <Py_UCS4*>malloc(max(size, 1) * sizeof(Py_UCS4))
+    if out is NULL:
+        raise MemoryError()
+    try:
+        for i in range(size):  # white space folded to one space between words
+            code = PyUnicode_READ(kind, data, i)
+            if code == 0:
+                continue
+            if code == 0x2028:
+                code = LINE_BREAK
+            elif code == 0x200B:
+                code = 32
+            if code == 32 or Py_UNICODE_ISSPACE(code):
+                space = length > 0
+                continue
+            if space:
+                out[length] = 32
+                length += 1
+                space = False
+            if code == LINE_BREAK:
+                breaks = True
+            out[length] = code
+            length += 1
+        if breaks:
+            length = _line_breaks(out, length)
+        return PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, out, length)
+    finally:
+        free(out)
+
+
+cdef Py_ssize_t _line_breaks(Py_UCS4* text, Py_ssize_t size) noexcept:
+    """Each break mark, with one space before it and every space or mark after it, becomes
+    one "\\n"; then the ends lose their white space (the folded text's, and new lines)."""
+    cdef Py_ssize_t i = 0, length = 0, start = 0
+    while i < size:
+        if text[i] == LINE_BREAK or (text[i] == 32 and i + 1 < size and text[i + 1] == LINE_BREAK):
+            i += 1
+            while i < size and (text[i] == 32 or text[i] == LINE_BREAK):
+                i += 1
+            text[length] = 10
+        else:
+            text[length] = text[i]
+            i += 1
+        length += 1
+    while start < length and (text[start] == 10 or text[start] == 32):
+        start += 1
+    while length > start and (text[length - 1] == 10 or text[length - 1] == 32):
+        length -= 1
+    if start:
+        for i in range(length - start):
+            text[i] = text[start + i]
+    return length - start

@@ -13,9 +13,10 @@ try:
     )
     from newsextract.extraction.pagemodel._walk import (
         Inherited,
-        block_runs,
+        block_list,
         cleaning_candidates,
         element_tree,
+        normalise_text,
     )
 except ImportError as error:  # pragma: no cover - a checkout that was never built
     raise ImportError(
@@ -26,11 +27,12 @@ except ImportError as error:  # pragma: no cover - a checkout that was never bui
 __all__ = [
     "PROPERTY_BITS",
     "Inherited",
-    "block_runs",
+    "block_list",
     "cleaning_candidates",
     "element_tree",
     "fill_text_counts",
     "fold_text",
+    "normalise_text",
     "token_table",
     "upper_case_table",
     "word_numbers",
