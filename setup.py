@@ -22,6 +22,7 @@ MODULES = (
     "newsextract/extraction/pagemodel/_walk",
     "newsextract/extraction/pagemodel/_text",
     "newsextract/extraction/evidence/_trees",
+    "newsextract/extraction/evidence/_names",
 )
 EXTENSIONS = [
     Extension(
