@@ -1,6 +1,7 @@
 from collections.abc import Callable, Collection
 from typing import TypeVar
 
+import numpy as np
 from lxml import etree
 
 T = TypeVar("T")
@@ -16,11 +17,13 @@ def element_tree(
     block_elements: list[etree._Element],
     hidden: list[bool],
     names_of: Callable[[str | None, str | None], tuple[int, tuple[str, ...]]],
+    name_cache: dict[str, tuple[int, tuple[str, ...]]],
     tag_bits: dict[str, int],
     page_tags: frozenset[str],
     page_mask: int,
     hidden_bit: int,
-) -> tuple[list[int], list[int], int, list[int], list[int], tuple[tuple[str, ...], ...]]: ...
+    own: np.ndarray,
+) -> tuple[bytearray, int, bytearray, bytearray, tuple[tuple[str, ...], ...]]: ...
 
 class Inherited:
     """Flags of an element or-ed with those of every ancestor, up to (not including) the

@@ -422,33 +422,52 @@ cdef inline Py_ssize_t ids_get(NodeIds* table, size_t key) noexcept nogil:
     return table.values[slot] if table.keys[slot] == key else -2
 
 
-def element_tree(list block_elements not None, list hidden not None, names_of, dict tag_bits,
-                 frozenset page_tags, long long page_mask, long long hidden_bit) -> tuple:
+cdef struct Numbers:
+    long long* values
+    Py_ssize_t size
+    Py_ssize_t capacity
+
+
+cdef int numbers_add(Numbers* numbers, long long value) except -1:
+    if numbers.size == numbers.capacity:
+        numbers.capacity = max(2 * numbers.capacity, 256)
+        numbers.values = <long long*>_grow(numbers.values, numbers.capacity * sizeof(long long))
+    numbers.values[numbers.size] = value
+    numbers.size += 1
+    return 0
+
+
+cdef bytearray numbers_bytes(Numbers* numbers):
+    return bytearray((<char*>numbers.values)[:numbers.size * sizeof(long long)]) if numbers.size else bytearray()
+
+
+def element_tree(list block_elements not None, list hidden not None, names_of, dict name_cache,
+                 dict tag_bits, frozenset page_tags, long long page_mask, long long hidden_bit,
+                 long long[::1] own not None) -> tuple:
     """Number every element enclosing a block, parents before children, in one walk up
     (what features._element_tree did in Python, to the same numbers): an element is judged
-    once, however many blocks it encloses, and its flags are OR-ed with its parent's.
+    once, however many blocks it encloses, and its flags are OR-ed with its parent's. A
+    class and id text is judged by ``names_of`` unless ``name_cache`` has it already.
 
-    Returns (parents, own, depth, bits, bits_any, names), the numbers as lists.
+    Fills ``own`` (each block's element); returns (parents, depth, bits, bits_any, names),
+    the int64 arrays as the bytes of their values.
     """
     cdef NodeIds ids
+    cdef Numbers parents, depths, bits, bits_any
     cdef Py_ssize_t n = len(block_elements), i, ident
+    cdef long long judged, deepest = 0
     cdef tree.xmlNode* current
     cdef tree.xmlNode* parent
-    cdef long long judged
     cdef tree.xmlNode** path = NULL
     cdef Py_ssize_t path_size = 0, path_capacity = 64
     cdef TagNames names = TagNames()
-    words_of = []
+    cdef list words_of = []
+    parents.values = depths.values = bits.values = bits_any.values = NULL
+    parents.size = depths.size = bits.size = bits_any.size = 0
+    parents.capacity = depths.capacity = bits.capacity = bits_any.capacity = 0
     ids_init(&ids, 1024)
-    path = <tree.xmlNode**>malloc(path_capacity * sizeof(tree.xmlNode*))
     try:
-        if path is NULL:
-            raise MemoryError()
-        parent_values = []
-        depth_values = []
-        bit_values = []
-        any_values = []
-        own_values = []
+        path = <tree.xmlNode**>_grow(NULL, path_capacity * sizeof(tree.xmlNode*))
         for i in range(n):
             current = (<_Element>block_elements[i])._c_node
             path_size = 0
@@ -468,39 +487,44 @@ def element_tree(list block_elements not None, list hidden not None, names_of, d
             while path_size > 0:
                 path_size -= 1
                 current = path[path_size]
-                judged, words = _judge(current, names_of, names, tag_bits, page_tags, page_mask)
-                parent_values.append(ident)
+                judged = _judge(current, names_of, name_cache, names, tag_bits, page_tags,
+                                page_mask, words_of)
+                numbers_add(&parents, ident)
                 if ident >= 0:
-                    depth_values.append(depth_values[ident] + 1)
-                    any_values.append(judged | any_values[ident])
+                    numbers_add(&depths, depths.values[ident] + 1)
+                    numbers_add(&bits_any, judged | bits_any.values[ident])
                 else:
-                    depth_values.append(1)
-                    any_values.append(judged)
-                bit_values.append(judged)
-                words_of.append(words)
-                ident = len(bit_values) - 1
+                    numbers_add(&depths, 1)
+                    numbers_add(&bits_any, judged)
+                deepest = max(deepest, depths.values[depths.size - 1])
+                numbers_add(&bits, judged)
+                ident = bits.size - 1
                 ids_put(&ids, <size_t>current, ident)
-            own_values.append(ident)
+            own[i] = ident
             if hidden[i]:  # the block's element or a block element above it is hidden
-                bit_values[ident] |= hidden_bit
-                any_values[ident] |= hidden_bit
+                bits.values[ident] |= hidden_bit
+                bits_any.values[ident] |= hidden_bit
         return (
-            parent_values,
-            own_values,
-            max(depth_values, default=0),
-            bit_values,
-            any_values,
+            numbers_bytes(&parents),
+            deepest,
+            numbers_bytes(&bits),
+            numbers_bytes(&bits_any),
             tuple(words_of),
         )
     finally:
         free(ids.keys)
         free(ids.values)
         free(path)
+        free(parents.values)
+        free(depths.values)
+        free(bits.values)
+        free(bits_any.values)
 
 
-cdef tuple _judge(tree.xmlNode* node, names_of, TagNames names, dict tag_bits, frozenset page_tags,
-                  long long page_mask):
-    """An element's flag bits and class/id words (its class and id judged by ``names_of``)."""
+cdef long long _judge(tree.xmlNode* node, names_of, dict name_cache, TagNames names,
+                      dict tag_bits, frozenset page_tags, long long page_mask,
+                      list words_of) except? -1:
+    """An element's flag bits; its class and id words go to ``words_of``."""
     cdef long long judged = 0
     classes = ident = None
     if node.properties is not NULL:
@@ -509,11 +533,15 @@ cdef tuple _judge(tree.xmlNode* node, names_of, TagNames names, dict tag_bits, f
     tag = names.of(node)
     words = ()
     if classes or ident:
-        judged, words = names_of(classes, ident)
+        found = name_cache.get(f"{classes or ''} {ident or ''}")
+        if found is None:
+            found = names_of(classes, ident)
+        judged, words = found
         if judged and tag in page_tags:  # never a comment section nor noise
             judged &= page_mask
     judged |= tag_bits.get(tag, 0)
-    return judged, words
+    words_of.append(words)
+    return judged
 
 
 cdef class Inherited:

@@ -375,21 +375,24 @@ def _element_tree(block_elements: Sequence[etree._Element], hidden: Sequence[boo
     An element is visited once, however many blocks it encloses; its class/id flags and
     tag kind are read then, and OR-ed with its parent's (numbered before it).
     """
-    parents, own, depth, bits, bits_any, names = element_tree(
+    own = np.empty(len(block_elements), dtype=np.int64)
+    parents, depth, bits, bits_any, names = element_tree(
         list(block_elements),
         list(hidden),
         _names_of,
+        _NAME_CACHE,
         _TAG_BITS,
         PAGE_TAGS,
         ~(_NEGATIVE_BIT | _COMMENT_BIT),
         _HIDDEN_BIT,
+        own,
     )
     return _ElementTree(
-        np.array(parents, dtype=np.int64),
-        np.array(own, dtype=np.int64),
+        np.frombuffer(parents, dtype=np.int64),
+        own,
         depth,
-        np.array(bits, dtype=np.int64),
-        np.array(bits_any, dtype=np.int64),
+        np.frombuffer(bits, dtype=np.int64),
+        np.frombuffer(bits_any, dtype=np.int64),
         names,
     )
 
