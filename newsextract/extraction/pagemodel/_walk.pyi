@@ -43,3 +43,7 @@ def cleaning_candidates(
 ) -> tuple[
     list[etree._Element], list[etree._Element], list[etree._Element], list[etree._Element]
 ]: ...
+
+def with_attributes(
+    root: etree._Element, attribute_names: tuple[bytes, ...]
+) -> list[etree._Element]: ...

@@ -728,3 +728,20 @@ cdef Py_ssize_t _line_breaks(Py_UCS4* text, Py_ssize_t size) noexcept:
         for i in range(length - start):
             text[i] = text[start + i]
     return length - start
+
+
+def with_attributes(_Element root not None, tuple attribute_names not None) -> list:
+    """The elements of ``root``'s subtree (itself included), in document order, that have
+    any of the attributes named (bytes, without a namespace)."""
+    cdef tree.xmlNode* top = root._c_node
+    cdef tree.xmlNode* node = top
+    cdef _Document doc = root._doc
+    cdef list found = []
+    while node is not NULL:
+        if node.type == tree.XML_ELEMENT_NODE and node.properties is not NULL:
+            for name in attribute_names:
+                if has_attribute(node, <bytes>name):
+                    found.append(cetree.elementFactory(doc, node))
+                    break
+        node = _next_node(node, top, True)
+    return found

@@ -17,6 +17,7 @@ try:
         cleaning_candidates,
         element_tree,
         normalise_text,
+        with_attributes,
     )
 except ImportError as error:  # pragma: no cover - a checkout that was never built
     raise ImportError(
@@ -35,5 +36,6 @@ __all__ = [
     "normalise_text",
     "token_table",
     "upper_case_table",
+    "with_attributes",
     "word_numbers",
 ]

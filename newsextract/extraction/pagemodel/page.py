@@ -18,7 +18,7 @@ from newsextract.extraction.pagemodel.blocks import BLOCK_TAGS, Block, split_blo
 from newsextract.extraction.pagemodel.compiled import cleaning_candidates
 from newsextract.extraction.pagemodel.encoding import decode_html, utf8_source
 from newsextract.extraction.pagemodel.mojibake import repair_mojibake
-from newsextract.extraction.pagemodel.visibility import HIDING_ATTRIBUTES, is_hidden
+from newsextract.extraction.pagemodel.visibility import HIDING_NAMES, is_hidden
 
 #: Pages longer than this (in characters) are cut before parsing; a 20 MB page stays bounded.
 MAX_HTML_CHARS_DEFAULT = 8_000_000
@@ -262,10 +262,6 @@ _EMPTY_DOCUMENT = "<html><body></body></html>"
 #: toolbar, with its "These crawls are part of an effort to archive pages ..." notes): never
 #: the page's own text. Archived copies of news pages are a common input of a corpus.
 ARCHIVE_INSERT_IDS = frozenset({"wm-ipp-base", "wm-ipp", "wm-ipp-print"})
-#: The attribute names that may hide an element, as the compiled walk looks them up.
-_HIDING_NAMES = tuple(name.encode() for name in HIDING_ATTRIBUTES)
-
-
 def _parse(html: str, source: bytes | None = None) -> etree._Element:
     """Parse with libxml2; re-parse a flattened copy when nesting stopped the parser.
 
@@ -481,7 +477,7 @@ def clean_tree(root: etree._Element) -> set[etree._Element]:
     block elements (some may lie inside removed noise).
     """
     heads, noise, archive, may_hide = cleaning_candidates(
-        root, _NOISE_TAG_SET, ARCHIVE_INSERT_IDS, _HIDING_NAMES
+        root, _NOISE_TAG_SET, ARCHIVE_INSERT_IDS, HIDING_NAMES
     )
     # The head first: its scripts and styles then need no removal of their own.
     for head in heads:
