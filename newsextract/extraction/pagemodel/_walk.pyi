@@ -43,7 +43,12 @@ def cleaning_candidates(
 ) -> tuple[
     list[etree._Element], list[etree._Element], list[etree._Element], list[etree._Element]
 ]: ...
-
 def with_attributes(
     root: etree._Element, attribute_names: tuple[bytes, ...]
 ) -> list[etree._Element]: ...
+def tag_attribute_matches(
+    context: etree._Element,
+    include_self: bool,
+    by_tag: dict[str, tuple[tuple[str, dict[str | None, tuple[str, ...]]], ...]],
+    found: dict[str, list[etree._Element]],
+) -> None: ...

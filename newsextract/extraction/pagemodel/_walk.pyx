@@ -745,3 +745,40 @@ def with_attributes(_Element root not None, tuple attribute_names not None) -> l
                     break
         node = _next_node(node, top, True)
     return found
+
+
+def tag_attribute_matches(_Element context not None, bint include_self, dict by_tag not None,
+                          dict found not None) -> None:
+    """One walk of ``context``'s subtree (itself too when ``include_self``), in document
+    order: an element whose tag is in ``by_tag`` (tag -> ((attribute name or "", value ->
+    expressions), ...)) is added to ``found[expression]`` for each expression its attribute's
+    value (``""`` for a name of ``""``, None when absent) selects. What a walk of
+    ``iter(tag)`` and ``element.get(name)`` for each tag finds, without a proxy for the
+    elements nobody wants."""
+    cdef tree.xmlNode* top = context._c_node
+    cdef tree.xmlNode* node = top
+    cdef _Document doc = context._doc
+    cdef TagNames names = TagNames()
+    cdef tuple wanted
+    while node is not NULL:
+        if node.type == tree.XML_ELEMENT_NODE and (include_self or node is not top):
+            wanted = by_tag.get(names.of(node))
+            if wanted is not None:
+                _add_matches(node, doc, wanted, found)
+        node = _next_node(node, top, True)
+
+
+cdef int _add_matches(tree.xmlNode* node, _Document doc, tuple wanted, dict found) except -1:
+    element = None
+    for name, values in wanted:
+        if name:
+            value = attribute(node, (<str>name).encode()) if node.properties is not NULL else None
+        else:
+            value = ""
+        expressions = (<dict>values).get(value)
+        if expressions is not None:
+            if element is None:
+                element = cetree.elementFactory(doc, node)
+            for expression in expressions:
+                (<list>found[expression]).append(element)
+    return 0

@@ -17,6 +17,7 @@ try:
         cleaning_candidates,
         element_tree,
         normalise_text,
+        tag_attribute_matches,
         with_attributes,
     )
 except ImportError as error:  # pragma: no cover - a checkout that was never built
@@ -34,6 +35,7 @@ __all__ = [
     "fill_text_counts",
     "fold_text",
     "normalise_text",
+    "tag_attribute_matches",
     "token_table",
     "upper_case_table",
     "with_attributes",

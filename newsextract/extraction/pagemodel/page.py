@@ -262,6 +262,8 @@ _EMPTY_DOCUMENT = "<html><body></body></html>"
 #: toolbar, with its "These crawls are part of an effort to archive pages ..." notes): never
 #: the page's own text. Archived copies of news pages are a common input of a corpus.
 ARCHIVE_INSERT_IDS = frozenset({"wm-ipp-base", "wm-ipp", "wm-ipp-print"})
+
+
 def _parse(html: str, source: bytes | None = None) -> etree._Element:
     """Parse with libxml2; re-parse a flattened copy when nesting stopped the parser.
 
