@@ -31,8 +31,6 @@ from newsextract.extraction.pagemodel.page import Page
 #: How many enclosing elements of a block are looked at; bounds work on deeply nested pages.
 MAX_ANCESTORS_DEFAULT = 48
 
-_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
-_TOKEN = re.compile(rf"[{_CJK}]|[^\W\d_{_CJK}]+")
 #: A byline starts its block ("By Jane", "von", "par" ...): matched right after the NUL that
 #: opens each block in the joined text, so the regex engine only stops at block starts.
 _BYLINE_START = re.compile(r"\x00 ?(?:[Bb][Yy]|[Vv]on|[Pp]ar|[Pp]or|[Dd]i|[Dd]oor) [A-Z]")
@@ -211,7 +209,7 @@ _BLOCK_FIELDS = attrgetter("text", "element", "tag", "link_chars", "inline_tags"
 
 
 def _token_table(lowered: str, n: int) -> tuple[tuple[str, ...], np.ndarray, np.ndarray]:
-    """Every block's words (``_TOKEN`` in its lower-cased text: runs of letters, each CJK
+    """Every block's words (in its lower-cased text: runs of letters, each CJK
     character a word of its own), the block each one belongs to, and each block's characters
     in words; ``lowered``: the ``n`` texts joined by NULs. One compiled pass."""
     if n == 0:
