@@ -17,15 +17,22 @@ from setuptools import Extension, setup
 SANITIZE = os.environ.get("NEWSEXTRACT_SANITIZE", "")
 FLAGS = [f"-fsanitize={SANITIZE}", "-fno-omit-frame-pointer", "-g", "-O1"] if SANITIZE else []
 
+#: The compiled modules, each in the stage package it serves.
+MODULES = (
+    "newsextract/extraction/pagemodel/_walk",
+    "newsextract/extraction/pagemodel/_text",
+    "newsextract/extraction/evidence/_trees",
+    "newsextract/extraction/evidence/_names",
+)
 EXTENSIONS = [
     Extension(
-        f"newsextract.extraction.pagemodel.{name}",
-        [f"newsextract/extraction/pagemodel/{name}.pyx"],
+        path.replace("/", "."),
+        [f"{path}.pyx"],
         include_dirs=lxml.get_include(),
         extra_compile_args=FLAGS,
         extra_link_args=FLAGS,
     )
-    for name in ("_walk", "_text")
+    for path in MODULES
 ]
 
 setup(ext_modules=cythonize(EXTENSIONS, language_level=3, quiet=True))

@@ -36,7 +36,7 @@ def run_batch(manifest: Path, out: Path, workers: int, mode: str) -> tuple[float
     started = time.perf_counter()
     finished = subprocess.run(command, capture_output=True, text=True)
     seconds = time.perf_counter() - started
-    if finished.returncode not in (0, 1):  # 1: some pages gave no article
+    if finished.returncode not in (0, 1) or not out.is_dir():  # 1: some pages gave no article
         raise SystemExit(f"batch failed ({finished.returncode}): {finished.stderr[-2000:]}")
     return seconds, _children_cpu() - before
 

@@ -1,4 +1,4 @@
-"""Oblivious boosted trees: the vectorised prediction against the trees read one by one."""
+"""Oblivious boosted trees: the compiled prediction against the trees read one by one."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import json
 import numpy as np
 import pytest
 
-from newsextract.extraction.evidence.boosting import PREDICT_CHUNK_ROWS, TreeEnsemble
+from newsextract.extraction.evidence.boosting import TreeEnsemble
 
 
 def naive_logit(ensemble: TreeEnsemble, x: np.ndarray) -> np.ndarray:
@@ -47,10 +47,10 @@ def test_prediction_is_exactly_the_trees(trees: int, depth: int, rows: int) -> N
     assert np.array_equal(ensemble.logit(x), naive_logit(ensemble, x))
 
 
-def test_prediction_in_chunks_and_after_a_json_round_trip() -> None:
+def test_prediction_of_many_rows_and_after_a_json_round_trip() -> None:
     rng = np.random.default_rng(5)
     ensemble = random_ensemble(rng, 20, 4, width=6)
-    x = rng.normal(size=(PREDICT_CHUNK_ROWS + 3, 6))
+    x = rng.normal(size=(5000, 6))
     again = TreeEnsemble.from_json(json.loads(json.dumps(ensemble.to_json())))
     expected = naive_logit(ensemble, x)
     assert np.array_equal(ensemble.logit(x), expected)

@@ -305,6 +305,9 @@ def test_counts_at_the_edges_of_blocks() -> None:
 
 
 _NO_NUL = st.text(alphabet=st.characters(blacklist_characters="\x00"), min_size=1, max_size=12)
+_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
+#: What a word is: a CJK character alone, or a run of letters (``\w`` less digits and "_").
+_TOKEN = re.compile(rf"[{_CJK}]|[^\W\d_{_CJK}]+")
 
 
 @given(st.lists(st.one_of(_NO_NUL, st.sampled_from(["\u03a3", "O\u03a3", "\u0130x"])), max_size=6))
@@ -313,7 +316,7 @@ def test_tokens_of_the_joined_lower_text_are_each_texts_tokens(texts: list[str])
     # sigma as a text's end does.
     lowered = "\x00".join(texts).lower()
     tokens, block, _ = blocktable._token_table(lowered, len(texts))
-    each = [blocktable._TOKEN.findall(text.lower()) for text in texts]
+    each = [_TOKEN.findall(text.lower()) for text in texts]
     assert list(tokens) == [token for words in each for token in words]
     assert list(block) == [i for i, words in enumerate(each) for _ in words]
 

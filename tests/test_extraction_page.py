@@ -18,7 +18,7 @@ from lxml import etree
 
 from newsextract.exceptions import NotHTMLError
 from newsextract.extraction.evidence import fft, punctuation
-from newsextract.extraction.pagemodel import blocks, encoding, page
+from newsextract.extraction.pagemodel import encoding, page
 from newsextract.extraction.pagemodel.blocks import BLOCK_TAGS, Block, normalise_text, split_blocks
 from newsextract.extraction.pagemodel.page import flatten_nesting, parse_page
 
@@ -27,7 +27,7 @@ def texts(html: str) -> list[str]:
     return [block.text for block in parse_page(html).blocks]
 
 
-@pytest.mark.parametrize("module", [blocks, encoding, fft, page, punctuation])
+@pytest.mark.parametrize("module", [encoding, fft, page, punctuation])
 def test_doctests_pass(module: ModuleType) -> None:
     failures, tried = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
     assert tried > 0

@@ -30,6 +30,7 @@ from lxml import etree
 
 from newsextract.extraction.decision.headline import strip_headline
 from newsextract.extraction.pagemodel.blocks import Block, normalise_text
+from newsextract.extraction.pagemodel.compiled import tag_attribute_matches
 from newsextract.extraction.pagemodel.page import Page, StructuredData, is_inside
 from newsextract.extraction.record.article import Article
 from newsextract.templates.noise import MAX_NAMED_SHARE_DEFAULT, is_named_noise
@@ -178,21 +179,21 @@ def is_plain_pivot(expression: str) -> bool:
 def select_many(context: etree._Element, expressions: Sequence[str]) -> Found:
     """What :func:`select` gives for each expression, in document order, with the simple ones
     (``//tag[@name='value']`` from the document, ``.//tag[...]`` from ``context``) found in one
-    walk over the elements of their tag and attribute instead of one XPath evaluation each."""
+    compiled walk over the elements instead of one XPath evaluation each."""
     plan = _walk_plan(tuple(expressions))
     found: Found = {
         expression: [] if walked else select(context, expression)
         for expression, walked in plan.expressions
     }
     if plan.absolute:
-        _walk(context.getroottree().getroot().iter, plan.absolute, found)
+        tag_attribute_matches(context.getroottree().getroot(), True, plan.absolute, found)
     if plan.relative:
-        _walk(context.iterdescendants, plan.relative, found)
+        tag_attribute_matches(context, False, plan.relative, found)
     return found
 
 
-# tag -> (attribute name or "" for none, attribute value or "" for none -> expressions)
-_Walks = tuple[tuple[str, tuple[tuple[str, dict[str | None, tuple[str, ...]]], ...]], ...]
+# tag -> ((attribute name or "" for none, attribute value or "" for none -> expressions), ...)
+_Walks = dict[str, tuple[tuple[str, dict[str | None, tuple[str, ...]]], ...]]
 
 
 @dataclass(frozen=True)
@@ -218,55 +219,16 @@ def _walk_plan(expressions: tuple[str, ...]) -> _WalkPlan:
             names = wanted[relative].setdefault(tag, {})
             names.setdefault(name, {}).setdefault(value, []).append(expression)
     absolute, relative_walks = (
-        tuple(
-            (
-                tag,
-                tuple(
-                    (name, {value: tuple(found) for value, found in values.items()})
-                    for name, values in names.items()
-                ),
+        {
+            tag: tuple(
+                (name, {value: tuple(found) for value, found in values.items()})
+                for name, values in names.items()
             )
             for tag, names in wanted[relative].items()
-        )
+        }
         for relative in (False, True)
     )
     return _WalkPlan(tuple(walked.items()), absolute, relative_walks)
-
-
-def _walk(elements: Callable[[str], Iterator[etree._Element]], walks: _Walks, found: Found) -> None:
-    """Add the elements of each tag to the expressions whose attribute has the element's value
-    (every element of the tag for an expression without an attribute): one walk over the
-    elements of each tag, which costs less than one over the elements of all tags at once."""
-    for tag, names in walks:
-        if len(names) > 1:
-            _walk_names(elements(tag), names, found)
-            continue
-        name, values = names[0]
-        if not name:
-            elements_of_tag = list(elements(tag))
-            for expression in values[""]:
-                found[expression] = elements_of_tag.copy()
-            continue
-        expressions_of = values.get
-        for element in elements(tag):
-            expressions = expressions_of(element.get(name))
-            if expressions is not None:
-                for expression in expressions:
-                    found[expression].append(element)
-
-
-def _walk_names(
-    elements: Iterator[etree._Element],
-    names: tuple[tuple[str, dict[str | None, tuple[str, ...]]], ...],
-    found: Found,
-) -> None:
-    """:func:`_walk` for one tag, by several attributes."""
-    for element in elements:
-        for name, values in names:
-            expressions = values.get(element.get(name) if name else "")
-            if expressions is not None:
-                for expression in expressions:
-                    found[expression].append(element)
 
 
 def find_region(page: Page, rule: BodyRule) -> etree._Element | None:

@@ -9,6 +9,7 @@ where they sit, and only when the rest of the body is an article by itself.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 import numpy as np
 from lxml import etree
@@ -51,6 +52,10 @@ _SIDEBAR_NAME = re.compile(
 )
 
 
+#: Distinct class and id texts whose verdict is remembered (the memo stays bounded).
+NAME_CACHE_SIZE_DEFAULT = 20_000
+
+
 def _in_sidebars(page: Page, blocks: tuple[int, ...]) -> np.ndarray:
     """Per block of ``blocks``: whether its element or one above it is named as a sidebar
     (not ``<html>`` nor ``<body>``, whose names are the page's layout)."""
@@ -59,8 +64,13 @@ def _in_sidebars(page: Page, blocks: tuple[int, ...]) -> np.ndarray:
 
 
 def _names_sidebar(element: etree._Element) -> int:
-    tokens = f"{element.get('class') or ''} {element.get('id') or ''}".split()
-    return int(any(_SIDEBAR_NAME.fullmatch(token) for token in tokens))
+    return _sidebar_named(f"{element.get('class') or ''} {element.get('id') or ''}")
+
+
+@lru_cache(maxsize=NAME_CACHE_SIZE_DEFAULT)
+def _sidebar_named(names: str) -> int:
+    """1 when a class or id token names a sidebar (each distinct text judged once)."""
+    return int(any(_SIDEBAR_NAME.fullmatch(token) for token in names.split()))
 
 
 def without_hidden_tail(

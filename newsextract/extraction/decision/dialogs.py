@@ -16,6 +16,7 @@ articles 0.9392 to 0.9397; no other set moved.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from lxml import etree
 
@@ -34,6 +35,8 @@ DIALOG = 2
 _DIALOG_ROLES = frozenset({"dialog", "alertdialog"})
 #: Class and id text read for a consent platform's name (a body's class list can be long).
 _NAME_CHARS = 200
+#: Distinct class and id texts whose verdict is remembered (the memo stays bounded).
+NAME_CACHE_SIZE_DEFAULT = 20_000
 
 
 def without_dialogs(kept: tuple[int, ...], page: Page) -> tuple[int, ...]:
@@ -50,10 +53,16 @@ def dialog_kinds() -> Inherited:
 
 
 def _own_kind(element: etree._Element) -> int:
-    name = f"{element.get('id') or ''} {element.get('class') or ''}"[:_NAME_CHARS]
-    if _CONSENT.search(name):
+    if _names_consent(f"{element.get('id') or ''} {element.get('class') or ''}"[:_NAME_CHARS]):
         return CONSENT
     return DIALOG if is_dialog(element) else 0
+
+
+@lru_cache(maxsize=NAME_CACHE_SIZE_DEFAULT)
+def _names_consent(name: str) -> bool:
+    """Whether an id and class name a consent platform's container (a site repeats its
+    own names on every page: each is searched once)."""
+    return _CONSENT.search(name) is not None
 
 
 def is_dialog(element: etree._Element) -> bool:

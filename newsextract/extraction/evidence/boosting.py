@@ -2,8 +2,7 @@
 
 The trees are *oblivious* (as in CatBoost): every node of one level tests the same feature
 against the same threshold, so a tree is ``depth`` (feature, threshold) pairs and a leaf
-table. Prediction is then one column gather and one comparison for all trees at once,
-which keeps scoring a page's blocks far below a millisecond.
+table. Prediction is compiled (``_trees``): a row's leaf in a tree is ``depth`` comparisons.
 """
 
 from __future__ import annotations
@@ -14,25 +13,23 @@ from typing import Any
 
 import numpy as np
 
+from newsextract.extraction.evidence._trees import tree_logits
+
 #: Number of quantile bins a feature is cut into while training (histogram boosting).
 BINS_DEFAULT = 32
 #: A split that leaves a node with less weight than this on one side gains nothing there.
 MIN_LEAF_WEIGHT_DEFAULT = 20.0
 #: L2 penalty on leaf values (as in XGBoost's lambda).
 L2_DEFAULT = 1.0
-#: Rows scored at once; (rows x trees x depth) work arrays stay a few MB.
-PREDICT_CHUNK_ROWS = 2048
 
 
 @dataclass(frozen=True)
-class _PredictPlan:
-    """The trees laid out for prediction (built once per ensemble)."""
+class _TreeArrays:
+    """The trees laid out for the compiled prediction."""
 
-    features: np.ndarray  # (tests,) the feature of each distinct (feature, threshold) test
-    thresholds: np.ndarray  # (tests, 1), to broadcast over rows
-    tests: np.ndarray  # (depth, trees) index into the distinct tests
-    offsets: np.ndarray  # (trees,) where each tree's leaves start in ``leaves``
-    leaves: np.ndarray  # (trees * 2**depth,) leaf values, flat
+    features: np.ndarray  # (trees, depth) int64
+    thresholds: np.ndarray  # (trees, depth) float64
+    leaves: np.ndarray  # (trees, 2**depth) float64
 
 
 @dataclass(frozen=True)
@@ -46,40 +43,26 @@ class TreeEnsemble:
     leaves: np.ndarray  # (trees, 2**depth) leaf values, learning rate applied
 
     def logit(self, x: np.ndarray) -> np.ndarray:
-        n, trees = len(x), len(self.leaves)
-        if n == 0 or trees == 0:
-            return np.full(n, self.base)
-        if n > PREDICT_CHUNK_ROWS:
-            step = PREDICT_CHUNK_ROWS
-            return np.concatenate([self.logit(x[i : i + step]) for i in range(0, n, step)])
-        plan = self._plan
-        # Rows of the transposed matrix are contiguous: each distinct test (trees share many)
-        # is one row compared at once; each tree level then picks its row of booleans and
-        # adds its bit to the leaf code (no matmul).
-        passed = np.ascontiguousarray(x.T)[plan.features] > plan.thresholds
-        # One byte holds the leaf code of a tree of up to 8 levels.
-        bits = passed.view(np.uint8) if self.depth <= 8 else passed.astype(np.intp)
-        code = np.zeros((trees, n), dtype=bits.dtype)
-        for level in range(self.depth):
-            code += bits[plan.tests[level]] << level
-        # (rows, trees), summed along trees in the order the values always were.
-        values = plan.leaves.take(code.T + plan.offsets)
-        result: np.ndarray = self.base + values.sum(axis=1)
-        return result
+        """``base`` plus the leaf values of every tree, for each row of ``x`` (compiled)."""
+        out = np.empty(len(x))
+        if len(x):
+            tree_logits(
+                np.ascontiguousarray(x, dtype=np.float64),
+                self._arrays.features,
+                self._arrays.thresholds,
+                self._arrays.leaves,
+                self.base,
+                out,
+            )
+        return out
 
     @cached_property
-    def _plan(self) -> _PredictPlan:
-        trees, leaves = self.leaves.shape
-        features, thresholds = self.features.T.ravel().tolist(), self.thresholds.T.ravel().tolist()
-        pairs = list(zip(features, thresholds, strict=True))
-        distinct = list(dict.fromkeys(pairs))
-        index = {pair: i for i, pair in enumerate(distinct)}
-        return _PredictPlan(
-            features=np.array([f for f, _ in distinct], dtype=np.intp),
-            thresholds=np.array([t for _, t in distinct], dtype=float)[:, None],
-            tests=np.array([index[pair] for pair in pairs], dtype=np.intp).reshape(-1, trees),
-            offsets=np.arange(trees, dtype=np.intp) * leaves,
-            leaves=np.ascontiguousarray(self.leaves).ravel(),
+    def _arrays(self) -> _TreeArrays:
+        """The trees as the compiled prediction reads them (built once per ensemble)."""
+        return _TreeArrays(
+            features=np.ascontiguousarray(self.features, dtype=np.int64),
+            thresholds=np.ascontiguousarray(self.thresholds, dtype=np.float64),
+            leaves=np.ascontiguousarray(self.leaves, dtype=np.float64),
         )
 
     def predict(self, x: np.ndarray) -> np.ndarray:

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from newsextract.extraction.evidence._names import name_scores
 from newsextract.extraction.pagemodel.blocktable import (
     COUNT_NAMES,
     ELEMENT_FLAG_NAMES,
@@ -118,16 +119,9 @@ def _level_columns(ancestors: np.ndarray, levels: tuple[int, ...]) -> np.ndarray
 
 def _name_features(table: BlockTable, names: dict[str, float]) -> np.ndarray:
     """Learned class/id word log-odds: the block's own element, its parent, the chain."""
-    get = names.get
-    # Each distinct word list once (a page repeats its class names), then one array.
-    memo: dict[tuple[str, ...], float] = dict.fromkeys(table.element_names, 0.0)
-    for words in memo:
-        values = [v for v in map(get, words) if v is not None]
-        if values:
-            memo[words] = sum(values) / len(values)
     size = len(table.element_names)
     score = np.zeros(size + 1)  # the last slot stands for "no element"
-    score[:size] = np.fromiter(map(memo.__getitem__, table.element_names), float, size)
+    name_scores(table.element_names, names, score)  # each distinct word list once, compiled
     chain = score[table.ancestors]  # -1 picks the empty last slot
     near = chain[:, 1:4] if chain.shape[1] > 1 else chain[:, :1]
     return np.column_stack(

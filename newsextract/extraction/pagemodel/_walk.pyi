@@ -1,23 +1,29 @@
 from collections.abc import Callable, Collection
+from typing import TypeVar
 
+import numpy as np
 from lxml import etree
 
-#: One run of a block's direct text: (owner element, raw text, depth, link characters,
-#: inline tags, title and alt texts, hidden).
-Run = tuple[etree._Element, str, int, int, tuple[str, ...], tuple[str, ...], bool]
+T = TypeVar("T")
 
-def block_runs(
-    root: etree._Element, hidden: Collection[etree._Element], block_tags: frozenset[str]
-) -> list[Run]: ...
+def block_list(
+    root: etree._Element,
+    hidden: Collection[etree._Element],
+    block_tags: frozenset[str],
+    block_class: type[T],
+) -> list[T]: ...
+def normalise_text(text: str) -> str: ...
 def element_tree(
     block_elements: list[etree._Element],
     hidden: list[bool],
     names_of: Callable[[str | None, str | None], tuple[int, tuple[str, ...]]],
+    name_cache: dict[str, tuple[int, tuple[str, ...]]],
     tag_bits: dict[str, int],
     page_tags: frozenset[str],
     page_mask: int,
     hidden_bit: int,
-) -> tuple[list[int], list[int], int, list[int], list[int], tuple[tuple[str, ...], ...]]: ...
+    own: np.ndarray,
+) -> tuple[bytearray, int, bytearray, bytearray, tuple[tuple[str, ...], ...]]: ...
 
 class Inherited:
     """Flags of an element or-ed with those of every ancestor, up to (not including) the
@@ -28,3 +34,21 @@ class Inherited:
         self, own: Callable[[etree._Element], int], stop: frozenset[str] = ...
     ) -> None: ...
     def __call__(self, element: etree._Element) -> int: ...
+
+def cleaning_candidates(
+    root: etree._Element,
+    noise_tags: frozenset[str],
+    archive_ids: frozenset[str],
+    hiding: tuple[bytes, ...],
+) -> tuple[
+    list[etree._Element], list[etree._Element], list[etree._Element], list[etree._Element]
+]: ...
+def with_attributes(
+    root: etree._Element, attribute_names: tuple[bytes, ...]
+) -> list[etree._Element]: ...
+def tag_attribute_matches(
+    context: etree._Element,
+    include_self: bool,
+    by_tag: dict[str, tuple[tuple[str, dict[str | None, tuple[str, ...]]], ...]],
+    found: dict[str, list[etree._Element]],
+) -> None: ...

@@ -148,8 +148,12 @@ cdef class TagNames:
         return tag
 
 
+_new_object = object.__new__
+_set_attribute = object.__setattr__
+
+
 cdef class _Runs:
-    """The walk's state: the open run of text, the owners' stack and the runs closed."""
+    """The walk's state: the open run of text and the blocks closed."""
 
     cdef Buffer text
     cdef Buffer scratch  # one text or tail, when it spans several text nodes
@@ -158,32 +162,27 @@ cdef class _Runs:
     cdef list attrs
     cdef Py_ssize_t link_chars
     cdef Py_ssize_t in_link
-    cdef list runs
+    cdef list blocks
     cdef _Document doc
+    cdef object block_class
+    cdef TagNames names
 
     def __cinit__(self):
         self.tags = []
         self.attrs = []
-        self.runs = []
+        self.blocks = []
 
     def __dealloc__(self):
         free(self.text.data)
         free(self.scratch.data)
 
     cdef int close(self, tree.xmlNode* owner, Py_ssize_t depth, bint hidden) except -1:
-        """Close the open run: a run when it holds real text (blocks.py normalises it)."""
+        """Close the open run: a block when its text is not empty once normalised."""
+        cdef str text
         if self.content:
-            self.runs.append(
-                (
-                    cetree.elementFactory(self.doc, owner),
-                    PyUnicode_DecodeUTF8(self.text.data, self.text.size, NULL),
-                    depth,
-                    self.link_chars,
-                    tuple(self.tags),
-                    tuple(self.attrs),
-                    hidden,
-                )
-            )
+            text = normalise_text(PyUnicode_DecodeUTF8(self.text.data, self.text.size, NULL))
+            if text:
+                self.add_block(owner, depth, hidden, text)
             self.tags = []
             self.attrs = []
             self.content = False
@@ -192,6 +191,29 @@ cdef class _Runs:
             self.attrs = []
         self.text.size = 0
         self.link_chars = 0
+        return 0
+
+    cdef int add_block(self, tree.xmlNode* owner, Py_ssize_t depth, bint hidden, str text) except -1:
+        # What Block(...) builds, in one step: a frozen dataclass's __init__ sets each field
+        # through object.__setattr__. tests/test_extraction_page.py checks that the fields
+        # are exactly Block's.
+        block = _new_object(self.block_class)
+        _set_attribute(
+            block,
+            "__dict__",
+            {
+                "index": len(self.blocks),
+                "element": cetree.elementFactory(self.doc, owner),
+                "tag": self.names.of(owner) if owner.type == tree.XML_ELEMENT_NODE else "",
+                "text": text,
+                "depth": depth,
+                "link_chars": min(self.link_chars, len(text)),
+                "inline_tags": tuple(self.tags),
+                "attr_texts": tuple(self.attrs),
+                "hidden": hidden,
+            },
+        )
+        self.blocks.append(block)
         return 0
 
     cdef int add_text(self, const char* data, Py_ssize_t size) except -1:
@@ -247,10 +269,10 @@ cdef class _Runs:
         return 0
 
 
-def block_runs(_Element root not None, hidden, frozenset block_tags not None) -> list:
-    """The runs of direct text of ``root``'s tree, as :func:`blocks.split_blocks` cuts it:
-    ``(owner element, raw text, depth, link chars, inline tags, attribute texts, hidden)``
-    for each run with real text, in document order. ``hidden``: hidden block elements."""
+def block_list(_Element root not None, hidden, frozenset block_tags not None, block_class) -> list:
+    """The blocks of ``root``'s tree (``block_class`` instances), in document order, as
+    :func:`blocks.split_blocks` cuts them: one for each run of an element's direct text
+    that is not empty once normalised. ``hidden``: the hidden block elements."""
     cdef _Runs state = _Runs()
     cdef tree.xmlNode* top = root._c_node
     cdef tree.xmlNode* node
@@ -263,6 +285,8 @@ def block_runs(_Element root not None, hidden, frozenset block_tags not None) ->
     cdef TagNames names = TagNames()
     cdef str tag
     state.doc = root._doc
+    state.block_class = block_class
+    state.names = names
     hidden_list = [element for element in hidden if isinstance(element, _Element)]
     try:
         hidden_nodes = <size_t*>malloc(max(len(hidden_list), 1) * sizeof(size_t))
@@ -334,7 +358,7 @@ def block_runs(_Element root not None, hidden, frozenset block_tags not None) ->
         if top.next is not NULL and (is_text(top.next) or is_skipped(top.next)):
             state.add_text_nodes(top.next)
         state.close(owners[0], 0, hiding[0])
-        return state.runs
+        return state.blocks
     finally:
         free(hidden_nodes)
         free(owners)
@@ -398,33 +422,52 @@ cdef inline Py_ssize_t ids_get(NodeIds* table, size_t key) noexcept nogil:
     return table.values[slot] if table.keys[slot] == key else -2
 
 
-def element_tree(list block_elements not None, list hidden not None, names_of, dict tag_bits,
-                 frozenset page_tags, long long page_mask, long long hidden_bit) -> tuple:
+cdef struct Numbers:
+    long long* values
+    Py_ssize_t size
+    Py_ssize_t capacity
+
+
+cdef int numbers_add(Numbers* numbers, long long value) except -1:
+    if numbers.size == numbers.capacity:
+        numbers.capacity = max(2 * numbers.capacity, 256)
+        numbers.values = <long long*>_grow(numbers.values, numbers.capacity * sizeof(long long))
+    numbers.values[numbers.size] = value
+    numbers.size += 1
+    return 0
+
+
+cdef bytearray numbers_bytes(Numbers* numbers):
+    return bytearray((<char*>numbers.values)[:numbers.size * sizeof(long long)]) if numbers.size else bytearray()
+
+
+def element_tree(list block_elements not None, list hidden not None, names_of, dict name_cache,
+                 dict tag_bits, frozenset page_tags, long long page_mask, long long hidden_bit,
+                 long long[::1] own not None) -> tuple:
     """Number every element enclosing a block, parents before children, in one walk up
     (what features._element_tree did in Python, to the same numbers): an element is judged
-    once, however many blocks it encloses, and its flags are OR-ed with its parent's.
+    once, however many blocks it encloses, and its flags are OR-ed with its parent's. A
+    class and id text is judged by ``names_of`` unless ``name_cache`` has it already.
 
-    Returns (parents, own, depth, bits, bits_any, names), the numbers as lists.
+    Fills ``own`` (each block's element); returns (parents, depth, bits, bits_any, names),
+    the int64 arrays as the bytes of their values.
     """
     cdef NodeIds ids
+    cdef Numbers parents, depths, bits, bits_any
     cdef Py_ssize_t n = len(block_elements), i, ident
+    cdef long long judged, deepest = 0
     cdef tree.xmlNode* current
     cdef tree.xmlNode* parent
-    cdef long long judged
     cdef tree.xmlNode** path = NULL
     cdef Py_ssize_t path_size = 0, path_capacity = 64
     cdef TagNames names = TagNames()
-    words_of = []
+    cdef list words_of = []
+    parents.values = depths.values = bits.values = bits_any.values = NULL
+    parents.size = depths.size = bits.size = bits_any.size = 0
+    parents.capacity = depths.capacity = bits.capacity = bits_any.capacity = 0
     ids_init(&ids, 1024)
-    path = <tree.xmlNode**>malloc(path_capacity * sizeof(tree.xmlNode*))
     try:
-        if path is NULL:
-            raise MemoryError()
-        parent_values = []
-        depth_values = []
-        bit_values = []
-        any_values = []
-        own_values = []
+        path = <tree.xmlNode**>_grow(NULL, path_capacity * sizeof(tree.xmlNode*))
         for i in range(n):
             current = (<_Element>block_elements[i])._c_node
             path_size = 0
@@ -444,39 +487,44 @@ def element_tree(list block_elements not None, list hidden not None, names_of, d
             while path_size > 0:
                 path_size -= 1
                 current = path[path_size]
-                judged, words = _judge(current, names_of, names, tag_bits, page_tags, page_mask)
-                parent_values.append(ident)
+                judged = _judge(current, names_of, name_cache, names, tag_bits, page_tags,
+                                page_mask, words_of)
+                numbers_add(&parents, ident)
                 if ident >= 0:
-                    depth_values.append(depth_values[ident] + 1)
-                    any_values.append(judged | any_values[ident])
+                    numbers_add(&depths, depths.values[ident] + 1)
+                    numbers_add(&bits_any, judged | bits_any.values[ident])
                 else:
-                    depth_values.append(1)
-                    any_values.append(judged)
-                bit_values.append(judged)
-                words_of.append(words)
-                ident = len(bit_values) - 1
+                    numbers_add(&depths, 1)
+                    numbers_add(&bits_any, judged)
+                deepest = max(deepest, depths.values[depths.size - 1])
+                numbers_add(&bits, judged)
+                ident = bits.size - 1
                 ids_put(&ids, <size_t>current, ident)
-            own_values.append(ident)
+            own[i] = ident
             if hidden[i]:  # the block's element or a block element above it is hidden
-                bit_values[ident] |= hidden_bit
-                any_values[ident] |= hidden_bit
+                bits.values[ident] |= hidden_bit
+                bits_any.values[ident] |= hidden_bit
         return (
-            parent_values,
-            own_values,
-            max(depth_values, default=0),
-            bit_values,
-            any_values,
+            numbers_bytes(&parents),
+            deepest,
+            numbers_bytes(&bits),
+            numbers_bytes(&bits_any),
             tuple(words_of),
         )
     finally:
         free(ids.keys)
         free(ids.values)
         free(path)
+        free(parents.values)
+        free(depths.values)
+        free(bits.values)
+        free(bits_any.values)
 
 
-cdef tuple _judge(tree.xmlNode* node, names_of, TagNames names, dict tag_bits, frozenset page_tags,
-                  long long page_mask):
-    """An element's flag bits and class/id words (its class and id judged by ``names_of``)."""
+cdef long long _judge(tree.xmlNode* node, names_of, dict name_cache, TagNames names,
+                      dict tag_bits, frozenset page_tags, long long page_mask,
+                      list words_of) except? -1:
+    """An element's flag bits; its class and id words go to ``words_of``."""
     cdef long long judged = 0
     classes = ident = None
     if node.properties is not NULL:
@@ -485,11 +533,15 @@ cdef tuple _judge(tree.xmlNode* node, names_of, TagNames names, dict tag_bits, f
     tag = names.of(node)
     words = ()
     if classes or ident:
-        judged, words = names_of(classes, ident)
+        found = name_cache.get(f"{classes or ''} {ident or ''}")
+        if found is None:
+            found = names_of(classes, ident)
+        judged, words = found
         if judged and tag in page_tags:  # never a comment section nor noise
             judged &= page_mask
     judged |= tag_bits.get(tag, 0)
-    return judged, words
+    words_of.append(words)
+    return judged
 
 
 cdef class Inherited:
@@ -539,3 +591,194 @@ cdef class Inherited:
             return flags
         finally:
             free(path)
+
+
+cdef bint has_attribute(tree.xmlNode* node, const char* name) noexcept:
+    cdef tree.xmlAttr* attr = node.properties
+    while attr is not NULL:
+        if attr.ns is NULL and strcmp(<const char*>attr.name, name) == 0:
+            return True
+        attr = attr.next
+    return False
+
+
+def cleaning_candidates(_Element root not None, frozenset noise_tags not None,
+                        frozenset archive_ids not None, tuple hiding not None) -> tuple:
+    """What cleaning looks at, in one walk of ``root``'s subtree (itself included), in
+    document order: the ``<head>`` elements (whose subtrees are not walked: they go whole),
+    the noise elements (by tag), the elements a web archive inserted (by id) and the
+    elements with an attribute named in ``hiding`` (bytes), which may hide them."""
+    cdef tree.xmlNode* top = root._c_node
+    cdef tree.xmlNode* node = top
+    cdef TagNames names = TagNames()
+    cdef _Document doc = root._doc
+    cdef list heads = [], noise = [], archive = [], may_hide = []
+    cdef bint descend
+    while node is not NULL:
+        descend = True
+        if node.type == tree.XML_ELEMENT_NODE:
+            tag = names.of(node)
+            if tag == "head":
+                heads.append(cetree.elementFactory(doc, node))
+                descend = node is top  # a head below the root goes whole, unread
+            if descend:
+                if tag in noise_tags:
+                    noise.append(cetree.elementFactory(doc, node))
+                if node.properties is not NULL:
+                    if archive_ids and has_attribute(node, b"id"):
+                        if attribute(node, b"id") in archive_ids:
+                            archive.append(cetree.elementFactory(doc, node))
+                    for name in hiding:
+                        if has_attribute(node, <bytes>name):
+                            may_hide.append(cetree.elementFactory(doc, node))
+                            break
+        node = _next_node(node, top, descend)
+    return heads, noise, archive, may_hide
+
+
+cdef inline tree.xmlNode* _next_node(tree.xmlNode* node, tree.xmlNode* top, bint descend) noexcept:
+    """The next node of ``top``'s subtree in document order, without recursion (entity
+    references are not entered: their children are the entity's declaration)."""
+    if descend and node.children is not NULL and node.type == tree.XML_ELEMENT_NODE:
+        return node.children
+    while node is not top:
+        if node.next is not NULL:
+            return node.next
+        node = node.parent
+        if node is NULL:
+            return NULL
+    return NULL
+
+
+cdef extern from "Python.h":
+    bint Py_UNICODE_ISSPACE(Py_UCS4 ch)
+    Py_UCS4 PyUnicode_READ(int kind, const void* data, Py_ssize_t index)
+    int PyUnicode_KIND(object text)
+    const void* PyUnicode_DATA(object text)
+    object PyUnicode_FromKindAndData(int kind, const void* buffer, Py_ssize_t size)
+    int PyUnicode_4BYTE_KIND
+
+from unicodedata import is_normalized, normalize
+
+cdef Py_UCS4 LINE_BREAK = 0xFDD0  # where a <br> stood (blocks.py)
+
+
+cpdef str normalise_text(str text):
+    """Fold runs of white space; keep single line breaks (``\\u2028`` or a ``<br>`` mark);
+    compose characters (Unicode NFC), so that one text is written one way whatever the page's
+    editor produced (Bengali "\\u09dc" is "\\u09a1\\u09bc" to every search and corpus tool).
+    What white space is, is Python's ``str.split()``'s answer; one pass after the NFC check.
+    """
+    if not text.isascii() and not is_normalized("NFC", text):
+        text = normalize("NFC", text)
+    cdef int kind = PyUnicode_KIND(text)
+    cdef const void* data = PyUnicode_DATA(text)
+    cdef Py_ssize_t size = len(text), i, length = 0, start, end
+    cdef Py_UCS4 code
+    cdef bint space = False, breaks = False
+    cdef Py_UCS4* out = <Py_UCS4*>malloc(max(size, 1) * sizeof(Py_UCS4))
+    if out is NULL:
+        raise MemoryError()
+    try:
+        for i in range(size):  # white space folded to one space between words
+            code = PyUnicode_READ(kind, data, i)
+            if code == 0:
+                continue
+            if code == 0x2028:
+                code = LINE_BREAK
+            elif code == 0x200B:
+                code = 32
+            if code == 32 or Py_UNICODE_ISSPACE(code):
+                space = length > 0
+                continue
+            if space:
+                out[length] = 32
+                length += 1
+                space = False
+            if code == LINE_BREAK:
+                breaks = True
+            out[length] = code
+            length += 1
+        if breaks:
+            length = _line_breaks(out, length)
+        return PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, out, length)
+    finally:
+        free(out)
+
+
+cdef Py_ssize_t _line_breaks(Py_UCS4* text, Py_ssize_t size) noexcept:
+    """Each break mark, with one space before it and every space or mark after it, becomes
+    one "\\n"; then the ends lose their white space (the folded text's, and new lines)."""
+    cdef Py_ssize_t i = 0, length = 0, start = 0
+    while i < size:
+        if text[i] == LINE_BREAK or (text[i] == 32 and i + 1 < size and text[i + 1] == LINE_BREAK):
+            i += 1
+            while i < size and (text[i] == 32 or text[i] == LINE_BREAK):
+                i += 1
+            text[length] = 10
+        else:
+            text[length] = text[i]
+            i += 1
+        length += 1
+    while start < length and (text[start] == 10 or text[start] == 32):
+        start += 1
+    while length > start and (text[length - 1] == 10 or text[length - 1] == 32):
+        length -= 1
+    if start:
+        for i in range(length - start):
+            text[i] = text[start + i]
+    return length - start
+
+
+def with_attributes(_Element root not None, tuple attribute_names not None) -> list:
+    """The elements of ``root``'s subtree (itself included), in document order, that have
+    any of the attributes named (bytes, without a namespace)."""
+    cdef tree.xmlNode* top = root._c_node
+    cdef tree.xmlNode* node = top
+    cdef _Document doc = root._doc
+    cdef list found = []
+    while node is not NULL:
+        if node.type == tree.XML_ELEMENT_NODE and node.properties is not NULL:
+            for name in attribute_names:
+                if has_attribute(node, <bytes>name):
+                    found.append(cetree.elementFactory(doc, node))
+                    break
+        node = _next_node(node, top, True)
+    return found
+
+
+def tag_attribute_matches(_Element context not None, bint include_self, dict by_tag not None,
+                          dict found not None) -> None:
+    """One walk of ``context``'s subtree (itself too when ``include_self``), in document
+    order: an element whose tag is in ``by_tag`` (tag -> ((attribute name or "", value ->
+    expressions), ...)) is added to ``found[expression]`` for each expression its attribute's
+    value (``""`` for a name of ``""``, None when absent) selects. What a walk of
+    ``iter(tag)`` and ``element.get(name)`` for each tag finds, without a proxy for the
+    elements nobody wants."""
+    cdef tree.xmlNode* top = context._c_node
+    cdef tree.xmlNode* node = top
+    cdef _Document doc = context._doc
+    cdef TagNames names = TagNames()
+    cdef tuple wanted
+    while node is not NULL:
+        if node.type == tree.XML_ELEMENT_NODE and (include_self or node is not top):
+            wanted = by_tag.get(names.of(node))
+            if wanted is not None:
+                _add_matches(node, doc, wanted, found)
+        node = _next_node(node, top, True)
+
+
+cdef int _add_matches(tree.xmlNode* node, _Document doc, tuple wanted, dict found) except -1:
+    element = None
+    for name, values in wanted:
+        if name:
+            value = attribute(node, (<str>name).encode()) if node.properties is not NULL else None
+        else:
+            value = ""
+        expressions = (<dict>values).get(value)
+        if expressions is not None:
+            if element is None:
+                element = cetree.elementFactory(doc, node)
+            for expression in expressions:
+                (<list>found[expression]).append(element)
+    return 0

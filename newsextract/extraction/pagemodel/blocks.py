@@ -6,14 +6,12 @@ inside a nested block element. One block is one paragraph of output.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Collection
 from dataclasses import dataclass
-from unicodedata import is_normalized, normalize
 
 from lxml import etree
 
-from newsextract.extraction.pagemodel.compiled import block_runs
+from newsextract.extraction.pagemodel.compiled import block_list, normalise_text
 from newsextract.extraction.pagemodel.visibility import hidden_elements
 
 #: HTML 4.01 block elements plus the HTML5 sectioning elements.
@@ -75,10 +73,8 @@ HEADING_TAGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
 #: The elements that hold the whole page: their class and id name its template and settings
 #: (WordPress's "has-comments", a consent tool's "cookie-consent-given"), never a region of it.
 PAGE_TAGS = frozenset({"html", "body"})
-# Where a <br> stood: a Unicode noncharacter, so that it is no space to str.split() and
-# never a character of real text.
-_LINE_BREAK = "\ufdd0"
-_BREAKS = re.compile(" ?\ufdd0[ \ufdd0]*")
+# Where a <br> stood, the walk marks U+FDD0: a Unicode noncharacter, so that it is no space
+# to str.split() and never a character of real text.
 
 
 @dataclass(frozen=True, eq=False)
@@ -115,63 +111,12 @@ def split_blocks(
 
     Only one run of text is open at a time: a nested block closes the run of its parent,
     and the parent starts a new run after it. White space before a run's first real text
-    changes nothing after normalisation, so it is never stored, and a run without real text
-    is never made a block. ``hidden``: the hidden block elements of the tree, when the
-    caller has them already.
+    changes nothing after normalisation (:func:`normalise_text`), so it is never stored, and
+    a run without real text is never made a block. ``hidden``: the hidden block elements of
+    the tree, when the caller has them already.
     """
     hidden_here = hidden_elements(root) if hidden is None else hidden
-    blocks: list[Block] = []
-    for element, raw, depth, link_chars, tags, attrs, hiding in block_runs(
-        root, hidden_here, BLOCK_TAGS
-    ):
-        text = normalise_text(raw)
-        if not text:
-            continue
-        tag = element.tag
-        # What Block(...) builds, in one step: a frozen dataclass's __init__ sets each field
-        # through object.__setattr__, a third of the cost of a block on a page of short
-        # blocks. tests/test_extraction_page.py checks that the fields are exactly Block's.
-        block = _new_object(Block)
-        _set_attribute(
-            block,
-            "__dict__",
-            {
-                "index": len(blocks),
-                "element": element,
-                "tag": tag if tag.__class__ is str else "",
-                "text": text,
-                "depth": depth,
-                "link_chars": min(link_chars, len(text)),
-                "inline_tags": tags,
-                "attr_texts": attrs,
-                "hidden": hiding,
-            },
-        )
-        blocks.append(block)
-    return tuple(blocks)
+    return tuple(block_list(root, hidden_here, BLOCK_TAGS, Block))
 
 
-_new_object = object.__new__
-_set_attribute = object.__setattr__
-
-
-def normalise_text(text: str) -> str:
-    """Fold runs of white space; keep single line breaks (``\\u2028`` or a ``<br>`` mark);
-    compose characters (Unicode NFC), so that one text is written one way whatever the page's
-    editor produced (Bengali "\\u09dc" is "\\u09a1\\u09bc" to every search and corpus tool).
-
-    >>> normalise_text("  a \\u2028\\u2028  b\\u00a0 c\\n d ")
-    'a\\nb c d'
-    >>> normalise_text("Cafe\\u0301") == "Caf\\u00e9"
-    True
-    """
-    if not text.isascii() and not is_normalized("NFC", text):
-        text = normalize("NFC", text)
-    if "\u2028" in text:
-        text = text.replace("\u2028", _LINE_BREAK)
-    if "\u200b" in text or "\x00" in text:
-        text = text.replace("\u200b", " ").replace("\x00", "")
-    text = " ".join(text.split())  # str.split() knows every Unicode space, in C
-    if _LINE_BREAK in text:
-        text = _BREAKS.sub("\n", text).strip()
-    return text
+__all__ = ["BLOCK_TAGS", "HEADING_TAGS", "PAGE_TAGS", "Block", "normalise_text", "split_blocks"]

@@ -31,8 +31,6 @@ from newsextract.extraction.pagemodel.page import Page
 #: How many enclosing elements of a block are looked at; bounds work on deeply nested pages.
 MAX_ANCESTORS_DEFAULT = 48
 
-_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
-_TOKEN = re.compile(rf"[{_CJK}]|[^\W\d_{_CJK}]+")
 #: A byline starts its block ("By Jane", "von", "par" ...): matched right after the NUL that
 #: opens each block in the joined text, so the regex engine only stops at block starts.
 _BYLINE_START = re.compile(r"\x00 ?(?:[Bb][Yy]|[Vv]on|[Pp]ar|[Pp]or|[Dd]i|[Dd]oor) [A-Z]")
@@ -211,7 +209,7 @@ _BLOCK_FIELDS = attrgetter("text", "element", "tag", "link_chars", "inline_tags"
 
 
 def _token_table(lowered: str, n: int) -> tuple[tuple[str, ...], np.ndarray, np.ndarray]:
-    """Every block's words (``_TOKEN`` in its lower-cased text: runs of letters, each CJK
+    """Every block's words (in its lower-cased text: runs of letters, each CJK
     character a word of its own), the block each one belongs to, and each block's characters
     in words; ``lowered``: the ``n`` texts joined by NULs. One compiled pass."""
     if n == 0:
@@ -375,21 +373,24 @@ def _element_tree(block_elements: Sequence[etree._Element], hidden: Sequence[boo
     An element is visited once, however many blocks it encloses; its class/id flags and
     tag kind are read then, and OR-ed with its parent's (numbered before it).
     """
-    parents, own, depth, bits, bits_any, names = element_tree(
+    own = np.empty(len(block_elements), dtype=np.int64)
+    parents, depth, bits, bits_any, names = element_tree(
         list(block_elements),
         list(hidden),
         _names_of,
+        _NAME_CACHE,
         _TAG_BITS,
         PAGE_TAGS,
         ~(_NEGATIVE_BIT | _COMMENT_BIT),
         _HIDDEN_BIT,
+        own,
     )
     return _ElementTree(
-        np.array(parents, dtype=np.int64),
-        np.array(own, dtype=np.int64),
+        np.frombuffer(parents, dtype=np.int64),
+        own,
         depth,
-        np.array(bits, dtype=np.int64),
-        np.array(bits_any, dtype=np.int64),
+        np.frombuffer(bits, dtype=np.int64),
+        np.frombuffer(bits_any, dtype=np.int64),
         names,
     )
 

@@ -13,8 +13,12 @@ try:
     )
     from newsextract.extraction.pagemodel._walk import (
         Inherited,
-        block_runs,
+        block_list,
+        cleaning_candidates,
         element_tree,
+        normalise_text,
+        tag_attribute_matches,
+        with_attributes,
     )
 except ImportError as error:  # pragma: no cover - a checkout that was never built
     raise ImportError(
@@ -25,11 +29,15 @@ except ImportError as error:  # pragma: no cover - a checkout that was never bui
 __all__ = [
     "PROPERTY_BITS",
     "Inherited",
-    "block_runs",
+    "block_list",
+    "cleaning_candidates",
     "element_tree",
     "fill_text_counts",
     "fold_text",
+    "normalise_text",
+    "tag_attribute_matches",
     "token_table",
     "upper_case_table",
+    "with_attributes",
     "word_numbers",
 ]

@@ -15,9 +15,10 @@ from lxml import etree
 
 from newsextract.exceptions import NotHTMLError, PageTooComplexError
 from newsextract.extraction.pagemodel.blocks import BLOCK_TAGS, Block, split_blocks
+from newsextract.extraction.pagemodel.compiled import cleaning_candidates
 from newsextract.extraction.pagemodel.encoding import decode_html, utf8_source
 from newsextract.extraction.pagemodel.mojibake import repair_mojibake
-from newsextract.extraction.pagemodel.visibility import HIDING_ATTRIBUTES, is_hidden
+from newsextract.extraction.pagemodel.visibility import HIDING_NAMES, is_hidden
 
 #: Pages longer than this (in characters) are cut before parsing; a 20 MB page stays bounded.
 MAX_HTML_CHARS_DEFAULT = 8_000_000
@@ -257,22 +258,10 @@ def has_long_tag(html: str, length: int) -> bool:
 
 
 _EMPTY_DOCUMENT = "<html><body></body></html>"
-# Attribute values, not elements: selecting ``@style`` is three times faster than testing
-# every element's attributes in one predicate. One path a name, each on elements only: a
-# union costs a merge, and ``.//@style`` also visits every text node (together 1.6x slower).
-# Relative, so that a subtree can be cleaned alone (the root's own are html's: never hidden).
-_HIDING_ATTRIBUTES = tuple(
-    etree.XPath(f"descendant-or-self::*/@{name}") for name in HIDING_ATTRIBUTES
-)
 #: Ids of what a web archive inserts into the pages it replays (the Wayback Machine's
 #: toolbar, with its "These crawls are part of an effort to archive pages ..." notes): never
 #: the page's own text. Archived copies of news pages are a common input of a corpus.
 ARCHIVE_INSERT_IDS = frozenset({"wm-ipp-base", "wm-ipp", "wm-ipp-print"})
-# The ids, not the elements: a test of each id value is half the cost of a predicate on
-# every element; the elements are the values' parents, in document order.
-_ARCHIVE_INSERT_IDS = etree.XPath(
-    "descendant-or-self::*/@id[" + " or ".join(f'.="{i}"' for i in sorted(ARCHIVE_INSERT_IDS)) + "]"
-)
 
 
 def _parse(html: str, source: bytes | None = None) -> etree._Element:
@@ -489,22 +478,21 @@ def clean_tree(root: etree._Element) -> set[etree._Element]:
     today's pages hide real content until a click or a script shows it. Returns those hidden
     block elements (some may lie inside removed noise).
     """
-    # The head first: its scripts and styles then need no removal (nor search) of their own.
-    for head in list(root.iter("head")):
+    heads, noise, archive, may_hide = cleaning_candidates(
+        root, _NOISE_TAG_SET, ARCHIVE_INSERT_IDS, HIDING_NAMES
+    )
+    # The head first: its scripts and styles then need no removal of their own.
+    for head in heads:
         drop_element(head)
-    doomed = [
-        el for el in root.iter(*NOISE_TAGS) if el.tag not in _PAGE_HOLDERS or not _holds_page(el)
-    ]
-    doomed += [value.getparent() for value in _ARCHIVE_INSERT_IDS(root)]
+    doomed = [el for el in noise if el.tag not in _PAGE_HOLDERS or not _holds_page(el)]
+    doomed += archive
     hidden: set[etree._Element] = set()
-    for select in _HIDING_ATTRIBUTES:
-        for value in select(root):
-            element = value.getparent()
-            if is_hidden(element):
-                if element.tag in BLOCK_TAGS:
-                    hidden.add(element)
-                else:
-                    doomed.append(element)
+    for element in may_hide:
+        if is_hidden(element):
+            if element.tag in BLOCK_TAGS:
+                hidden.add(element)
+            else:
+                doomed.append(element)
     # The order of removal does not matter: each moves its tail to the text just before it.
     for element in doomed:
         drop_element(element)

@@ -6,17 +6,20 @@ import re
 
 from lxml import etree
 
+from newsextract.extraction.pagemodel.compiled import with_attributes
+
 _HIDDEN_STYLE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.I)
 HIDING_ATTRIBUTES = ("style", "hidden", "aria-hidden")
 
 
-#: Elements with an attribute that may hide them, found by libxml2 (far fewer than all).
-_MAY_HIDE = etree.XPath("descendant-or-self::*[@style or @hidden or @aria-hidden]")
+#: The attribute names that may hide an element, as the compiled walk looks them up.
+HIDING_NAMES = tuple(name.encode() for name in HIDING_ATTRIBUTES)
 
 
 def hidden_elements(root: etree._Element) -> set[etree._Element]:
-    """The elements of ``root``'s subtree (itself included) whose own attributes hide them."""
-    return {element for element in _MAY_HIDE(root) if is_hidden(element)}
+    """The elements of ``root``'s subtree (itself included) whose own attributes hide them
+    (one compiled walk finds those with such an attribute, far fewer than all)."""
+    return {element for element in with_attributes(root, HIDING_NAMES) if is_hidden(element)}
 
 
 def is_hidden(element: etree._Element) -> bool:
