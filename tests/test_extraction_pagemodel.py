@@ -407,7 +407,7 @@ def mutated(page: bytes, mutations: list[tuple[str, int, object]]) -> bytes:
     return page
 
 
-@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.integers(0, MUTATED_PAGES - 1), st.lists(MUTATION, min_size=1, max_size=6))
 def test_compiled_walk_matches_the_reference_on_mutated_pages(
     which: int, mutations: list[tuple[str, int, object]]
