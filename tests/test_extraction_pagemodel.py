@@ -422,6 +422,49 @@ def test_compiled_walk_matches_the_reference_on_mutated_pages(
         assert_same_blocks(element, None)
 
 
+# --- trees built with lxml's API (hypothesis): nodes no parsed page holds -------------------
+
+TEXTS = st.one_of(st.none(), st.sampled_from(["", " ", "\u3000", "\u00a0\u2028", "a", " b c "]))
+API_TAGS = st.sampled_from(["p", "div", "li", "a", "b", "br", "span", "{urn:x}p", "{urn:x}a"])
+
+
+@st.composite
+def api_tree(draw: st.DrawFn, depth: int = 0) -> etree._Element:
+    """An element with text, title and alt, and children of every node kind, each with a tail."""
+    element = etree.Element(draw(API_TAGS))
+    element.text = draw(TEXTS)
+    for name in draw(st.lists(st.sampled_from(["title", "alt"]), max_size=2, unique=True)):
+        element.set(name, draw(st.sampled_from([" ", "\u3000", " t "])))
+    for _ in range(draw(st.integers(0, 4 if depth < 4 else 0))):
+        kind = draw(st.sampled_from(["element", "element", "comment", "pi", "entity", "cdata"]))
+        if kind == "element":
+            child = draw(api_tree(depth + 1))
+        elif kind == "comment":
+            child = etree.Comment(draw(st.sampled_from(["", "c"])))
+        elif kind == "pi":
+            child = etree.ProcessingInstruction("pi", draw(st.sampled_from(["", "d"])))
+        elif kind == "entity":
+            child = etree.Entity(draw(st.sampled_from(["amp", "nbsp", "#38", "#x3000"])))
+        else:
+            child = etree.Element(draw(API_TAGS))
+            child.text = etree.CDATA(draw(st.sampled_from(["", " ", "x <y>"])))
+        element.append(child)
+        child.tail = draw(TEXTS)
+    return element
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(api_tree(), st.data())
+def test_compiled_walk_matches_the_reference_on_trees_built_with_lxml(
+    root: etree._Element, data: st.DataObject
+) -> None:
+    elements = list(root.iter(etree.Element))
+    hidden = set(data.draw(st.lists(st.sampled_from(elements), max_size=3)))
+    assert_same_blocks(root, hidden)
+    for element in elements:
+        assert_same_blocks(element, None)
+
+
 # --- a checkout whose extension was never built -----------------------------------------
 
 HIDE_EXTENSION = {
