@@ -37,10 +37,10 @@ from reference_blocks import first_difference, reference_split_blocks  # noqa: E
 
 from newsextract.evaluation.dataset import read_manifest  # noqa: E402
 from newsextract.exceptions import NewsExtractError  # noqa: E402
-from newsextract.extraction.blocks import split_blocks  # noqa: E402
-from newsextract.extraction.combiner import extract_article  # noqa: E402
-from newsextract.extraction.page import clean_tree, parse_html, parse_page  # noqa: E402
 from newsextract.extraction.pagemodel import _walk  # noqa: E402
+from newsextract.extraction.pagemodel.blocks import split_blocks  # noqa: E402
+from newsextract.extraction.pagemodel.page import clean_tree, parse_html, parse_page  # noqa: E402
+from newsextract.extraction.record.article import extract_article  # noqa: E402
 
 #: Sets whose pages are mutated: English news, Chinese in GB encodings, and broken markup.
 SETS_DEFAULT = ("dragnet", "chinese_wced", "msv_chaos")

@@ -1,19 +1,40 @@
 """The oracle of the compiled page model: the Python :func:`split_blocks` it replaced.
 
 A faithful copy of ``newsextract/extraction/blocks.py`` before the compiled walk (only renamed
-to ``reference_split_blocks``). The compiled walk must give identical blocks, field by field,
-on every tree: tests/test_extraction_pagemodel.py and benchmarks/fuzz.py compare the two.
+to ``reference_split_blocks``), with the Python text normalisation it called. The compiled
+walk must give identical blocks, field by field, on every tree:
+tests/test_extraction_pagemodel.py and benchmarks/fuzz.py compare the two.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection
 from dataclasses import fields
+from unicodedata import is_normalized, normalize
 
 from lxml import etree
 
-from newsextract.extraction.blocks import _LINE_BREAK, BLOCK_TAGS, Block, normalise_text
-from newsextract.extraction.visibility import hidden_elements
+from newsextract.extraction.pagemodel.blocks import BLOCK_TAGS, Block
+from newsextract.extraction.pagemodel.visibility import hidden_elements
+
+#: Where a <br> stood, as the page model marks it.
+_LINE_BREAK = "\ufdd0"
+_BREAKS = re.compile(" ?\ufdd0[ \ufdd0]*")
+
+
+def normalise_text(text: str) -> str:
+    """The Python normalisation the compiled one replaced, kept verbatim as its reference."""
+    if not text.isascii() and not is_normalized("NFC", text):
+        text = normalize("NFC", text)
+    if "\u2028" in text:
+        text = text.replace("\u2028", _LINE_BREAK)
+    if "\u200b" in text or "\x00" in text:
+        text = text.replace("\u200b", " ").replace("\x00", "")
+    text = " ".join(text.split())
+    if _LINE_BREAK in text:
+        text = _BREAKS.sub("\n", text).strip()
+    return text
 
 
 def reference_split_blocks(

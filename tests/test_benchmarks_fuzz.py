@@ -10,7 +10,7 @@ from types import ModuleType
 import pytest
 from lxml import etree
 
-from newsextract.extraction.blocks import Block, split_blocks
+from newsextract.extraction.pagemodel.blocks import Block, split_blocks
 
 FUZZ = Path(__file__).resolve().parent.parent / "benchmarks" / "fuzz.py"
 
