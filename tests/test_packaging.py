@@ -67,8 +67,9 @@ def member_names(archive: Path) -> list[str]:
 
 def assert_ships_source_not_build_output(sdist: Path) -> None:
     names = member_names(sdist)
-    for stub in ("_walk.pyx", "_walk.pyi"):
-        assert any(name.endswith(f"pagemodel/{stub}") for name in names), stub
+    for module in ("pagemodel/_walk", "pagemodel/_text", "evidence/_trees", "evidence/_names"):
+        for suffix in (".pyx", ".pyi"):
+            assert any(name.endswith(f"{module}{suffix}") for name in names), module + suffix
     assert not [name for name in names if name.endswith((".c", ".so"))]
 
 
