@@ -164,6 +164,12 @@ def test_canonical_url_is_absolute_and_only_http() -> None:
     assert read_metadata(page).canonical_url == ""
 
 
+def test_a_canonical_url_with_a_bracketed_host_that_is_no_address_is_none() -> None:
+    # urlsplit raises ValueError on it: the fuzz found one in a mutated page.
+    page = _page('<link rel="canonical" href="http://[CDATA[ x ]/a">', url="https://example.org/x")
+    assert read_metadata(page).canonical_url == ""
+
+
 def test_hostile_json_ld_values_never_crash() -> None:
     head = _json_ld(
         {

@@ -22,6 +22,8 @@ import re
 
 from lxml import etree
 
+from newsextract.extraction.pagemodel.page import drop_element
+
 #: Elements removed with their content.
 REMOVED_TAGS = frozenset(
     {
@@ -61,7 +63,7 @@ def sanitize_tree(root: etree._Element) -> etree._Element:
     removed = [*root.iter(*REMOVED_TAGS, etree.Comment, etree.ProcessingInstruction)]
     removed += [meta for meta in root.iter("meta") if meta.get("charset") is None]
     for element in removed:
-        _remove(element)
+        drop_element(element)
     for element in root.iter(etree.Element):  # a 2 MB page: 50,000 elements in 30 ms
         names = element.keys()  # a new list (attributes are deleted on the way), at once
         for name in names:
@@ -107,21 +109,6 @@ def sanitize_css(css: str) -> str:
     css = _CSS_COMMENT.sub("", css)
     css = _CSS_IMPORT.sub("", css)
     return _CSS_CALL.sub("none", css)
-
-
-def _remove(element: etree._Element) -> None:
-    """Remove an element and its content, keeping the text that follows it."""
-    parent = element.getparent()
-    if parent is None:
-        return
-    tail = element.tail
-    if tail:
-        previous = element.getprevious()
-        if previous is not None:
-            previous.tail = (previous.tail or "") + tail
-        else:
-            parent.text = (parent.text or "") + tail
-    parent.remove(element)
 
 
 def csp_meta() -> etree._Element:

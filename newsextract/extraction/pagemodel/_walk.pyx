@@ -119,6 +119,14 @@ cdef object attribute(tree.xmlNode* node, const char* name):
     return None
 
 
+cdef int require_element(_Element root) except -1:
+    """Refuse a comment, processing instruction or entity for a walk's root, as lxml's own
+    walks do: an entity's children are its declaration, not the page."""
+    if root._c_node.type != tree.XML_ELEMENT_NODE:
+        raise ValueError(f"a walk starts at an element, not at {type(root).__name__}")
+    return 0
+
+
 cdef class TagNames:
     """Each node name's tag string, looked up by the name's address: libxml2 keeps one copy
     of each name in the document's dictionary. One instance serves one walk of one tree."""
@@ -284,6 +292,7 @@ def block_list(_Element root not None, hidden, frozenset block_tags not None, bl
     cdef bint is_block
     cdef TagNames names = TagNames()
     cdef str tag
+    require_element(root)
     state.doc = root._doc
     state.block_class = block_class
     state.names = names
@@ -614,6 +623,7 @@ def cleaning_candidates(_Element root not None, frozenset noise_tags not None,
     cdef _Document doc = root._doc
     cdef list heads = [], noise = [], archive = [], may_hide = []
     cdef bint descend
+    require_element(root)
     while node is not NULL:
         descend = True
         if node.type == tree.XML_ELEMENT_NODE:
@@ -737,6 +747,7 @@ def with_attributes(_Element root not None, tuple attribute_names not None) -> l
     cdef tree.xmlNode* node = top
     cdef _Document doc = root._doc
     cdef list found = []
+    require_element(root)
     while node is not NULL:
         if node.type == tree.XML_ELEMENT_NODE and node.properties is not NULL:
             for name in attribute_names:
@@ -760,6 +771,7 @@ def tag_attribute_matches(_Element context not None, bint include_self, dict by_
     cdef _Document doc = context._doc
     cdef TagNames names = TagNames()
     cdef tuple wanted
+    require_element(context)
     while node is not NULL:
         if node.type == tree.XML_ELEMENT_NODE and (include_self or node is not top):
             wanted = by_tag.get(names.of(node))

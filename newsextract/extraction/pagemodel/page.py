@@ -320,9 +320,28 @@ def _append_children(source: etree._Element, target: etree._Element) -> None:
 def _append_text(target: etree._Element, text: str) -> None:
     last = target[-1] if len(target) else None
     if last is None:
-        target.text = (target.text or "") + text
+        set_text(target, (target.text or "") + text)
     else:
-        last.tail = (last.tail or "") + text
+        set_tail(last, (last.tail or "") + text)
+
+
+def set_text(element: etree._Element, text: str) -> None:
+    """``element.text = text``; characters XML forbids become spaces, as before parsing.
+
+    libxml2 keeps the control characters that character references name ("&#12;") in the
+    text it parses, and lxml refuses to store them again once a tail is moved."""
+    try:
+        element.text = text
+    except ValueError:
+        element.text = _XML_ILLEGAL.sub(" ", text)
+
+
+def set_tail(element: etree._Element, text: str) -> None:
+    """``element.tail = text``, as :func:`set_text` stores a text."""
+    try:
+        element.tail = text
+    except ValueError:
+        element.tail = _XML_ILLEGAL.sub(" ", text)
 
 
 def _parse_once(html: str, source: bytes | None = None) -> tuple[etree._Element | None, bool]:
@@ -564,7 +583,7 @@ def drop_element(element: etree._Element) -> None:
     if element.tail:
         previous = element.getprevious()
         if previous is not None:
-            previous.tail = (previous.tail or "") + element.tail
+            set_tail(previous, (previous.tail or "") + element.tail)
         else:
-            parent.text = (parent.text or "") + element.tail
+            set_text(parent, (parent.text or "") + element.tail)
     parent.remove(element)

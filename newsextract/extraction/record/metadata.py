@@ -444,8 +444,11 @@ def find_canonical(page: Page, articles: list[dict[str, Any]]) -> str:
 def _absolute_url(value: Any, base: str | None) -> str:
     if not isinstance(value, str) or not value.strip() or len(value) > 2000:
         return ""
-    url = urljoin(base or "", value.strip())
-    parts = urlsplit(url)
+    try:  # urlsplit refuses a bracketed host that is no IP address ("http://[x]/")
+        url = urljoin(base or "", value.strip())
+        parts = urlsplit(url)
+    except ValueError:
+        return ""
     if parts.scheme not in ("http", "https") or not parts.netloc or any(c.isspace() for c in url):
         return ""
     return url
