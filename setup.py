@@ -8,10 +8,12 @@ pyproject.toml would silently override.
 """
 
 import os
+import textwrap
 
 import lxml
 from Cython.Build import cythonize
 from setuptools import Extension, setup
+from setuptools.command import bdist_egg
 
 # NEWSEXTRACT_SANITIZE=address builds the extension under AddressSanitizer (benchmarks/fuzz.py).
 SANITIZE = os.environ.get("NEWSEXTRACT_SANITIZE", "")
@@ -34,5 +36,31 @@ EXTENSIONS = [
     )
     for path in MODULES
 ]
+
+# The loader setuptools writes beside a compiled module in an egg (Scrapyd runs eggs) asks
+# importlib.resources for the module's own name as a package, and leaves its stub in
+# sys.modules: it fails at import. This one reads the package and puts the module in place.
+_EGG_STUB = textwrap.dedent(
+    """
+    def __bootstrap__():
+        global __bootstrap__, __loader__, __file__
+        import sys, importlib.resources as irs, importlib.util
+        with irs.as_file(irs.files(__package__).joinpath(%r)) as __file__:
+            __loader__ = None; del __bootstrap__, __loader__
+            spec = importlib.util.spec_from_file_location(__name__, __file__)
+            module = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(module)
+            sys.modules[__name__] = module
+    __bootstrap__()
+    """
+).lstrip()
+
+
+def write_egg_stub(resource: str, pyfile: str) -> None:
+    with open(pyfile, "w", encoding="utf-8") as stub:
+        stub.write(_EGG_STUB % resource)
+
+
+bdist_egg.write_stub = write_egg_stub
 
 setup(ext_modules=cythonize(EXTENSIONS, language_level=3, quiet=True))
