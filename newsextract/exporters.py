@@ -9,22 +9,18 @@
   straight to the operating system, so a crawl killed with SIGKILL loses no exported item
   (the state store has already marked it harvested, and a resumed crawl will not fetch it
   again).
-- :class:`RecordFile`: records written outside a crawl (``newsextract batch``) by the same
-  exporters, each on disk as soon as it is written; :func:`record_dict` gives one record as
-  the feeds write it (``newsextract extract --json``).
+- :func:`record_dict` gives one record as Scrapy's feeds write it (the web archives' batch;
+  :class:`newsextract.recordfile.RecordFile` writes batch records without Scrapy).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
 
 from scrapy import Spider
 from scrapy.exporters import (
-    BaseItemExporter,
-    JsonLinesItemExporter,
     PythonItemExporter,
     XmlItemExporter,
 )
@@ -78,34 +74,6 @@ class FlushedFileFeedStorage(FileFeedStorage):
         path = Path(self.path)
         path.parent.mkdir(parents=True, exist_ok=True)
         return path.open(self.write_mode, buffering=0)
-
-
-#: The record formats of ``newsextract batch --format``, written as ``-O out.jsonl`` and
-#: ``-O out.xml`` write them in a crawl.
-RECORD_EXPORTERS: dict[str, Callable[..., BaseItemExporter]] = {
-    "jsonl": JsonLinesItemExporter,
-    "xml": SafeXmlItemExporter,
-}
-RECORD_ENCODING = "utf-8"  # FEED_EXPORT_ENCODING
-
-
-class RecordFile:
-    """A file of records in one of :data:`RECORD_EXPORTERS`' formats, each record on disk as
-    soon as it is written; :meth:`close` ends the document (the XML root element)."""
-
-    def __init__(self, path: Path, record_format: str) -> None:
-        self.path = path
-        self._file = path.open("wb", buffering=0)
-        self._exporter = RECORD_EXPORTERS[record_format](self._file, encoding=RECORD_ENCODING)
-        self._exporter.start_exporting()
-
-    def write(self, item: Any) -> None:
-        self._exporter.export_item(item)
-
-    def close(self) -> None:
-        if not self._file.closed:
-            self._exporter.finish_exporting()
-            self._file.close()
 
 
 def record_dict(item: Any) -> dict[str, Any]:

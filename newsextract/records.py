@@ -1,28 +1,23 @@
 """The article record of a saved page, built as a crawl builds its records.
 
-The record is built by the crawl's own record builder
-(:func:`newsextract.pipelines.extraction.article_item`) and serialised as the feeds serialise
-it, so ``extract --json``, ``batch`` and ``batch --warc`` give the fields of a crawl's records.
-Scrapy takes a second to import: it is imported when a record is first built, so that what
-only reads this module's names stays cheap.
+The record is built by the crawl's own record builder (:func:`newsextract.items.article_item`)
+and serialised as the feeds serialise it (:func:`newsextract.items.record_fields`), so
+``extract --json``, ``batch`` and ``batch --warc`` give the fields of a crawl's records,
+without importing Scrapy.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 from urllib.parse import urlsplit
 
 from newsextract.extraction import Article
-
-if TYPE_CHECKING:
-    from newsextract.items import ArticleItem
+from newsextract.items import ArticleItem, PageItem, article_item, record_fields
 
 
 def article_record(article: Article, url: str | None) -> dict[str, Any]:
     """The record a crawl would export for this article (a missing field is None)."""
-    from newsextract.exporters import record_dict  # imports Scrapy: see the module
-
-    return record_dict(saved_page_item(article, url))
+    return record_fields(saved_page_item(article, url))
 
 
 def saved_page_item(
@@ -34,10 +29,6 @@ def saved_page_item(
 ) -> ArticleItem:
     """The article item of a saved page, built as a crawl builds it. ``site`` is the host
     name of ``url`` unless given; ``fetched_at``: when the page was fetched, if known."""
-    # Scrapy takes a second to import: only the commands that write records pay for it.
-    from newsextract.items import PageItem
-    from newsextract.pipelines.extraction import article_item
-
     if site is None:
         site = (urlsplit(url).hostname or "") if url else ""
     page = PageItem(

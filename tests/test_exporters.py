@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -18,13 +19,13 @@ from scrapy.logformatter import LogFormatter
 
 from newsextract.exporters import (
     FlushedFileFeedStorage,
-    RecordFile,
     SafeXmlItemExporter,
     record_dict,
     xml_name,
     xml_text,
 )
 from newsextract.items import ArticleItem, PageItem
+from newsextract.recordfile import RecordFile
 
 HOSTILE = "Vertical\x0btab, form\x0cfeed, nul\x00, escape\x1b, BOM-ish\ufffe, <tag> & 'quotes'"
 
@@ -145,6 +146,21 @@ def test_a_missing_field_is_null_in_every_record_format(tmp_path: Path) -> None:
     records.close()
     parsed = etree.parse(str(path)).getroot().find("item")
     assert parsed is not None and parsed.findtext("canonicalUrl") == ""
+
+
+def test_batch_writes_json_lines_byte_for_byte_as_the_feeds_without_scrapy(tmp_path: Path) -> None:
+    items: list[Any] = [article('Body \u00e9\u6771\u4eac \U0001f600 "quoted" \\'), article(HOSTILE)]
+    items[1].extraction = {"method": "single", "ruleVersion": "", "confidence": 0.25}
+    items.append({**record_dict(items[0]), "warcRecordId": "<urn:uuid:1>"})  # an archive's
+    buffer = io.BytesIO()
+    feed = JsonLinesItemExporter(buffer, encoding="utf-8")  # FEED_EXPORT_ENCODING
+    path = tmp_path / "records.jsonl"
+    records = RecordFile(path, "jsonl")
+    for item in items:
+        feed.export_item(item)
+        records.write(item)
+    records.close()
+    assert path.read_bytes() == buffer.getvalue()
 
 
 def test_an_items_repr_leaves_the_page_out() -> None:

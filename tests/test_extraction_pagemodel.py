@@ -480,7 +480,8 @@ HIDE_EXTENSION = {
 @pytest.mark.parametrize("how", HIDE_EXTENSION)
 def test_an_unbuilt_extension_fails_with_one_line_naming_the_fix(how: str) -> None:
     script = (
-        HIDE_EXTENSION[how] + "\nimport json\ntry:\n    import newsextract.extraction.pagemodel.blocks\n"
+        HIDE_EXTENSION[how]
+        + "\nimport json\ntry:\n    import newsextract.extraction.pagemodel.blocks\n"
         "except ImportError as error:\n    print(json.dumps(str(error)))\n"
     )
     run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)

@@ -19,7 +19,7 @@ from newsextract.evaluation.outcome import PageOutcome
 from newsextract.records import saved_page_item
 
 if TYPE_CHECKING:
-    from newsextract.exporters import RecordFile
+    from newsextract.recordfile import RecordFile
 
 ERRORS_FILE = "_errors.jsonl"
 RECORDS_FILE = "_articles"  # + ".jsonl" or ".xml"
@@ -60,10 +60,10 @@ class BatchOutput:
 
     @property
     def records(self) -> RecordFile:
-        """The records' exporter, made at its first use: it imports Scrapy (half a second),
-        which the workers need not wait for."""
+        """The records' file, made at its first use (XML imports Scrapy, half a second,
+        which the workers need not wait for)."""
         if self._records is None:
-            from newsextract.exporters import RecordFile
+            from newsextract.recordfile import RecordFile
 
             self._records = RecordFile(self.records_path, self.record_format)
         return self._records

@@ -177,7 +177,7 @@ def _extract(
 def run_warc(args: argparse.Namespace) -> int:
     """``--warc``: exit status 0 articles were written (whatever failed is in the failures
     file), 1 none, 2 the archive or the output cannot be opened."""
-    from newsextract.exporters import RecordFile
+    from newsextract.recordfile import RecordFile
     from newsextract.warc import batch
 
     archives, out = [Path(path) for path in args.warc], Path(args.out)

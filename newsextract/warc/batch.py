@@ -30,7 +30,8 @@ from newsextract.batch.pages import single_units, units
 from newsextract.batch.workers import WorkerPool
 from newsextract.evaluation.dataset import ManifestEntry
 from newsextract.evaluation.outcome import PageOutcome
-from newsextract.exporters import RecordFile, record_dict
+from newsextract.exporters import record_dict
+from newsextract.recordfile import RecordFile
 from newsextract.records import saved_page_item
 from newsextract.warc.reader import ArchivedResponse, WarcReader
 from newsextract.warc.replay import CrawlReplay, Replayed, not_a_page, recorded_settings
