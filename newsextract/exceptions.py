@@ -29,3 +29,15 @@ class RuleFileError(NewsExtractError):
 
 class SiteProfileError(NewsExtractError):
     """A bundled or user site profile is invalid."""
+
+
+def failure_reason(error: Exception) -> str:
+    """Why a page gave no article, in one line: the error's class and message.
+
+    >>> failure_reason(PageTooComplexError("tags", 2_000_000, 1_000_000))
+    'page too complex: 2,000,000 tags, more than the limit of 1,000,000'
+    """
+    message = " ".join(str(error).split())
+    if isinstance(error, PageTooComplexError):
+        return message
+    return f"{type(error).__name__}: {message}" if message else type(error).__name__

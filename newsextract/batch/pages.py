@@ -33,6 +33,7 @@ from newsextract.evaluation.dataset import (
     read_page_list,
 )
 from newsextract.evaluation.outcome import PageOutcome
+from newsextract.exceptions import failure_reason
 
 RULE_FILES = "*.rules.xml"  # newsextract.templates.store.site_file
 #: Pages a unit of single mode: enough that a worker's answer outweighs its passing between
@@ -149,7 +150,7 @@ def _site_outcomes(
             members, group_by=group_by, rules_dir=rules_dir, learn=True
         )
     except Exception as error:  # one site's failure must not end a long run
-        reason = f"site mode failed on this site: {runner.failure_reason(error)}"
+        reason = f"site mode failed on this site: {failure_reason(error)}"
         return [PageOutcome(entry, "", "site", 0.0, reason) for entry in members]
     return list(site_outcomes)
 
@@ -195,7 +196,7 @@ def _rules_outcomes(
         try:
             return rules_outcome(entry, sites[key])
         except Exception as error:  # one page's failure must not end a long run
-            return PageOutcome(entry, "", "rules", 0.0, runner.failure_reason(error))
+            return PageOutcome(entry, "", "rules", 0.0, failure_reason(error))
 
     return (outcome(entry) for entry in members)
 

@@ -20,7 +20,7 @@ from types import TracebackType
 
 from newsextract.batch.pages import Unit, in_order
 from newsextract.evaluation.outcome import PageOutcome
-from newsextract.evaluation.runner import failure_reason
+from newsextract.exceptions import failure_reason
 
 #: Units handed out ahead, per worker: a worker never waits for its next unit, and the
 #: outcomes waiting to be written stay few.

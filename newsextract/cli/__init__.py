@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import importlib.metadata
 import os
 import re
 import sys
@@ -80,17 +79,37 @@ def plain(text: str) -> str:
 
 
 def version() -> str:
+    import importlib.metadata  # only --version reads it: 10 ms of every command's start
+
     try:
         return importlib.metadata.version("newsextract")
     except importlib.metadata.PackageNotFoundError:
         return "(not installed)"
 
 
+class VersionAction(argparse.Action):
+    """``--version``, the installed version looked up only when asked for."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str, **kwargs: object) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS)
+        self.help = "show the version and exit"
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: object,
+        option_string: str | None = None,
+    ) -> None:
+        print(f"{parser.prog} {version()}")
+        parser.exit()
+
+
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="newsextract", description=DESCRIPTION, epilog=EPILOG, formatter_class=HelpFormatter
     )
-    parser.add_argument("--version", action="version", version=f"%(prog)s {version()}")
+    parser.add_argument("--version", action=VersionAction)
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name, (module_name, help_text) in COMMANDS.items():
         sub = commands.add_parser(name, help=help_text, formatter_class=HelpFormatter)

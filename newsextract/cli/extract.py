@@ -10,8 +10,7 @@ import zlib
 from pathlib import Path
 
 from newsextract.evaluation.dataset import read_page_file
-from newsextract.evaluation.runner import failure_reason
-from newsextract.exceptions import NewsExtractError
+from newsextract.exceptions import NewsExtractError, failure_reason
 from newsextract.extraction import extract_article, parse_page
 from newsextract.records import article_record
 

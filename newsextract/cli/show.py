@@ -16,8 +16,7 @@ import zlib
 from pathlib import Path
 
 from newsextract.evaluation.dataset import read_page_file
-from newsextract.evaluation.runner import failure_reason
-from newsextract.exceptions import NewsExtractError
+from newsextract.exceptions import NewsExtractError, failure_reason
 from newsextract.views.view_file import load_templates, write_view
 
 DESCRIPTION = """\

@@ -23,7 +23,7 @@ from newsextract.evaluation.metric import (
     summarise_set,
 )
 from newsextract.evaluation.outcome import PageOutcome
-from newsextract.exceptions import NewsExtractError, PageTooComplexError
+from newsextract.exceptions import NewsExtractError, failure_reason
 from newsextract.extraction.evidence.method import MethodResult
 from newsextract.extraction.pagemodel.page import Page, parse_page
 from newsextract.extraction.record.article import Article
@@ -94,18 +94,6 @@ def extract_one(entry: ManifestEntry, method: PageMethod, name: str) -> PageOutc
     return PageOutcome(
         entry, extracted.body, name, seconds, headline=extracted.headline, article=extracted.article
     )
-
-
-def failure_reason(error: Exception) -> str:
-    """Why a page gave no article, in one line: the error's class and message.
-
-    >>> failure_reason(PageTooComplexError("tags", 2_000_000, 1_000_000))
-    'page too complex: 2,000,000 tags, more than the limit of 1,000,000'
-    """
-    message = " ".join(str(error).split())
-    if isinstance(error, PageTooComplexError):
-        return message
-    return f"{type(error).__name__}: {message}" if message else type(error).__name__
 
 
 def run_method(entries: Iterable[ManifestEntry], name: str) -> list[PageOutcome]:
