@@ -84,3 +84,12 @@ def test_a_reader_that_goes_away_ends_the_command_quietly(tmp_path: Path) -> Non
     _, err = process.communicate(timeout=120)
     assert "Traceback" not in err.decode() and "BrokenPipeError" not in err.decode()
     assert err == b""
+
+
+def test_the_errors_doctests_pass() -> None:
+    import doctest
+
+    import newsextract.exceptions
+
+    failures, tried = doctest.testmod(newsextract.exceptions)
+    assert tried > 0 and failures == 0
