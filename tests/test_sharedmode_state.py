@@ -15,7 +15,8 @@ import pytest
 import redis
 from redis_server import RedisServer, free_port
 
-from newsextract.sharedmode.state import RETRY_PAUSES, RedisStateStore, public_url, worker_id
+from newsextract.sharedmode.connection import REDIS_RETRY_DEFAULT
+from newsextract.sharedmode.state import RedisStateStore, public_url, worker_id
 from newsextract.state import PendingRequest, StateStoreError, content_hash, open_store
 
 PREFIX = "test"
@@ -23,7 +24,7 @@ PREFIX = "test"
 #: short enough to wait for (a crawl uses 30 s).
 LEASE = 3.0
 #: Quick retries for the tests of a Redis that stays away.
-SHORT_PAUSES = (0.1, 0.2)
+SHORT_RETRY = 0.3
 
 
 @pytest.fixture
@@ -40,9 +41,9 @@ def worker(
     url: str,
     name: str,
     on_error: Callable[[StateStoreError], None] | None = None,
-    retry_pauses: tuple[float, ...] = RETRY_PAUSES,
+    retry: float = REDIS_RETRY_DEFAULT,
 ) -> RedisStateStore:
-    store = RedisStateStore(url, PREFIX, name, LEASE, on_error, retry_pauses)
+    store = RedisStateStore(url, PREFIX, name, LEASE, on_error, retry)
     stores.append(store)
     return store
 
@@ -260,7 +261,7 @@ def test_a_redis_that_stays_away_stops_the_crawl_with_one_clear_message(
     redis_url: str, redis_session: RedisServer, stores: list[RedisStateStore]
 ) -> None:
     told: list[StateStoreError] = []
-    store = worker(stores, redis_url, "a", on_error=told.append, retry_pauses=SHORT_PAUSES)
+    store = worker(stores, redis_url, "a", on_error=told.append, retry=SHORT_RETRY)
     store.record_harvest("https://a.jp/1", content_hash("one"))
     redis_session.stop()
     with pytest.raises(StateStoreError) as failed:
