@@ -1,0 +1,1 @@
+"""Spider middlewares, one module a concern."""
