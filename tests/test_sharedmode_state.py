@@ -15,7 +15,7 @@ import pytest
 import redis
 from redis_server import RedisServer, free_port
 
-from newsextract.sharedmode.connection import REDIS_RETRY_DEFAULT
+from newsextract.sharedmode.connection import OUTAGES, REDIS_RETRY_DEFAULT
 from newsextract.sharedmode.state import RedisStateStore, public_url, worker_id
 from newsextract.state import PendingRequest, StateStoreError, content_hash, open_store
 
@@ -171,6 +171,22 @@ def test_a_live_workers_requests_are_not_recovered_by_another(
     owner.add_pending("site a", PendingRequest("https://a.jp/1", "parse_article", "on_error"))
     time.sleep(LEASE * 1.2)  # the heartbeat keeps the owner's lease
     assert other.pending("site a") == [] and owner.pending("site a") == []
+
+
+def test_a_lease_lapsed_in_an_outage_is_not_a_dead_worker(
+    redis_url: str, stores: list[RedisStateStore]
+) -> None:
+    """Redis came back from a snapshot in which the owner's lease had lapsed: the other
+    worker, which saw Redis go, counts nobody out until it has been connected for a lease,
+    and by then the owner's heartbeat has renewed its lease."""
+    owner, other = worker(stores, redis_url, "owner"), worker(stores, redis_url, "other")
+    owner.add_pending("site a", PendingRequest("https://a.jp/1", "parse_article", "on_error"))
+    OUTAGES.failed()
+    with redis.Redis.from_url(redis_url) as client:
+        client.delete(owner.lease_key("owner"))
+    assert other.pending("site a") == []
+    time.sleep(LEASE * 1.2)
+    assert other.pending("site a") == []  # the owner renewed its lease meanwhile
 
 
 def test_a_cleanly_closed_worker_leaves_its_requests_at_once(
