@@ -410,7 +410,7 @@ class RedisStateStore:
             return
         lines = self.journal.read_text(encoding="utf-8").splitlines()
         for line in lines:
-            with suppress(ValueError):  # a line torn by a kill: its article was not written
+            with suppress(ValueError):  # a line torn by a kill: that article may come again
                 entry = json.loads(line)
                 self.record_harvest(
                     entry["url"], entry["digest"], entry["site"], entry["fetched_at"]
