@@ -1,6 +1,7 @@
 """Shared mode through a Redis outage, many times: how often an article goes missing or twice.
 
-    python benchmarks/redis_outage.py --runs 10 --down 5 40 [--kill] [--lease 30] [--retry 60]
+    python benchmarks/redis_outage.py --runs 10 --down 5 40 [--kill] [--crash] [--lease 30] \
+        [--retry 60]
 
 Each run is the scenario of ``tests/outage_scenario.py`` (issue 36): three workers with
 ``NEWSEXTRACT_WORKER_ID`` crawl a 40-article site served on loopback (100 ms a page) and
@@ -8,7 +9,9 @@ share one redis-server with Debian's default persistence (snapshots); after the 
 articles reach a feed, Redis is stopped with SIGTERM, kept down ``--down`` seconds and
 started again on the same port and folder; a worker that exited 1 is run once more under
 its own id. ``--kill`` adds the case of a worker SIGKILLed during the outage (and not run
-again). The workers' lease and retry budget are the crawl's defaults unless given.
+again). ``--crash`` adds the case of Redis SIGKILLed instead of stopped (it saves nothing,
+and comes back from its last snapshot: none, in a crawl this short). The workers' lease and
+retry budget are the crawl's defaults unless given.
 
 Printed per case: the runs, those with every article exactly once, the runs with an article
 missing (and how many articles in all), the runs with an article written twice (and how
@@ -37,13 +40,15 @@ class Case:
 
     down: float
     kill: bool
+    crash: bool = False
     results: list[OutageResult] = field(default_factory=list)
     seconds: list[float] = field(default_factory=list)
     kept: list[Path] = field(default_factory=list)
 
     @property
     def name(self) -> str:
-        return f"{self.down:g} s down" + (", a worker SIGKILLed" if self.kill else "")
+        killed = ", a worker SIGKILLed" if self.kill else ""
+        return f"{self.down:g} s down{killed}" + (", Redis SIGKILLed" if self.crash else "")
 
     def row(self) -> str:
         results = self.results
@@ -71,7 +76,8 @@ def run_case(case: Case, runs: int, settings: dict[str, str], keep: Path) -> Non
     for number in range(runs):
         folder = Path(tempfile.mkdtemp(prefix="outage-", dir=keep))
         started = time.monotonic()
-        result = OutageScenario(folder, case.down, settings).run(kill_during_outage=case.kill)
+        scenario = OutageScenario(folder, case.down, settings)
+        result = scenario.run(kill_during_outage=case.kill, crash=case.crash)
         case.seconds.append(time.monotonic() - started)
         case.results.append(result)
         clean = not result.missing and not result.twice
@@ -91,6 +97,7 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=10)
     parser.add_argument("--down", type=float, nargs="+", default=[5.0, 40.0])
     parser.add_argument("--kill", action="store_true", help="also a worker SIGKILLed")
+    parser.add_argument("--crash", action="store_true", help="also Redis SIGKILLed")
     parser.add_argument("--lease", help="NEWSEXTRACT_WORKER_LEASE (default: the crawl's)")
     parser.add_argument("--retry", help="NEWSEXTRACT_REDIS_RETRY (default: the crawl's)")
     options = parser.parse_args()
@@ -103,6 +110,8 @@ def main() -> int:
     cases = [Case(down, False) for down in options.down]
     if options.kill:
         cases.append(Case(options.down[0], True))
+    if options.crash:
+        cases.append(Case(options.down[0], False, crash=True))
     for case in cases:
         run_case(case, options.runs, settings, keep)
     print(HEADER)

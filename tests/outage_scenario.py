@@ -8,7 +8,8 @@ folder. Every worker that exited 1 is started once more under its own id. The un
 feeds must then hold each article exactly once: no new crawl from the start pages.
 
 ``kill_during_outage``: worker-0 is SIGKILLed while Redis is down and not started again;
-what it held must be harvested once by the others.
+what it held must be harvested once by the others. ``crash``: Redis is SIGKILLed instead
+(it saves nothing), to measure what a crash costs with snapshots only.
 
 Used by ``tests/test_sharedmode_outage.py`` and ``benchmarks/redis_outage.py``.
 """
@@ -115,12 +116,15 @@ class OutageScenario:
         }
         self.runs: dict[str, int] = {}
 
-    def run(self, kill_during_outage: bool = False) -> OutageResult:
+    def run(self, kill_during_outage: bool = False, crash: bool = False) -> OutageResult:
         try:
             self.redis.start()
             workers = {f"worker-{index}": self.start(f"worker-{index}") for index in range(3)}
             self.wait_for_first_record()
-            self.redis.stop()
+            if crash:
+                self.redis.crash()
+            else:
+                self.redis.stop()
             if kill_during_outage:
                 time.sleep(min(1.0, self.down / 2))
                 killed = workers.pop("worker-0")

@@ -89,6 +89,13 @@ class RedisServer:
                 self.process.wait()
             self.process = None
 
+    def crash(self) -> None:
+        """SIGKILL: Redis saves nothing, and comes back from what was on disk."""
+        if self.process is not None:
+            self.process.kill()
+            self.process.wait()
+            self.process = None
+
     def restart(self, down_seconds: float = 0.0) -> None:
         self.stop()
         time.sleep(down_seconds)
