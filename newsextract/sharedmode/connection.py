@@ -153,9 +153,14 @@ class Steadiness:
         if not self.uptime:
             return True
         if self._started is None or self._started[0] != OUTAGES.since:
-            uptime = float(self.client.info("server")["uptime_in_seconds"])
-            self._started = (OUTAGES.since, time.monotonic() - uptime)
+            self._started = (OUTAGES.since, time.monotonic() - self._uptime())
         return time.monotonic() - self._started[1] >= self.seconds
+
+    def _uptime(self) -> float:
+        try:
+            return float(self.client.info("server")["uptime_in_seconds"])
+        except redis.ResponseError:  # INFO refused (an ACL, a renamed command): not known
+            return float("inf")
 
 
 def connect(url: str, check: bool = True, retry: float = REDIS_RETRY_DEFAULT) -> redis.Redis:
