@@ -1,22 +1,24 @@
 """Shared mode through a Redis outage, many times: how often an article goes missing or twice.
 
-    python benchmarks/redis_outage.py --runs 10 --down 5 40 [--kill] [--crash] [--lease 30] \
-        [--retry 60]
+    python benchmarks/redis_outage.py --runs 10 --down 5 40 [--kill] [--kill-for-good] \
+        [--crash] [--lease 30] [--retry 60]
 
 Each run is the scenario of ``tests/outage_scenario.py`` (issue 36): three workers with
 ``NEWSEXTRACT_WORKER_ID`` crawl a 40-article site served on loopback (100 ms a page) and
 share one redis-server with Debian's default persistence (snapshots); after the first
 articles reach a feed, Redis is stopped with SIGTERM, kept down ``--down`` seconds and
 started again on the same port and folder; a worker that exited 1 is run once more under
-its own id. ``--kill`` adds the case of a worker SIGKILLed during the outage (and not run
-again). ``--crash`` adds the case of Redis SIGKILLed instead of stopped (it saves nothing,
-and comes back from its last snapshot: none, in a crawl this short). The workers' lease and
+its own id. ``--kill`` adds the case of a worker SIGKILLed during the outage and started
+again under its own id once Redis is back; ``--kill-for-good``, never started again.
+``--crash`` adds the case of Redis SIGKILLed instead of stopped (it saves nothing, and comes
+back from its last snapshot: none, in a crawl this short). The workers' lease and
 retry budget are the crawl's defaults unless given.
 
 Printed per case: the runs, those with every article exactly once, the runs with an article
 missing (and how many articles in all), the runs with an article written twice (and how
 many), the worker runs that gave up (exit 1), the tracebacks in the logs, and the seconds a
-run took. The folders of the runs that were not clean are kept and named.
+run took. The folders of the runs that were not clean, or where a worker gave up, are kept and
+named.
 """
 
 from __future__ import annotations
@@ -41,13 +43,16 @@ class Case:
     down: float
     kill: bool
     crash: bool = False
+    restart_killed: bool = True
     results: list[OutageResult] = field(default_factory=list)
     seconds: list[float] = field(default_factory=list)
     kept: list[Path] = field(default_factory=list)
 
     @property
     def name(self) -> str:
-        killed = ", a worker SIGKILLed" if self.kill else ""
+        killed = ""
+        if self.kill:
+            killed = ", a worker SIGKILLed" + ("" if self.restart_killed else " for good")
         return f"{self.down:g} s down{killed}" + (", Redis SIGKILLed" if self.crash else "")
 
     def row(self) -> str:
@@ -77,7 +82,7 @@ def run_case(case: Case, runs: int, settings: dict[str, str], keep: Path) -> Non
         folder = Path(tempfile.mkdtemp(prefix="outage-", dir=keep))
         started = time.monotonic()
         scenario = OutageScenario(folder, case.down, settings)
-        result = scenario.run(kill_during_outage=case.kill, crash=case.crash)
+        result = scenario.run(case.kill, case.restart_killed, case.crash)
         case.seconds.append(time.monotonic() - started)
         case.results.append(result)
         clean = not result.missing and not result.twice
@@ -86,7 +91,7 @@ def run_case(case: Case, runs: int, settings: dict[str, str], keep: Path) -> Non
             f"{len(result.twice)} twice, {result.gave_up} gave up, codes {result.exit_codes}",
             flush=True,
         )
-        if clean:
+        if clean and not result.gave_up:
             shutil.rmtree(folder, ignore_errors=True)
         else:
             case.kept.append(folder)
@@ -97,6 +102,7 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=10)
     parser.add_argument("--down", type=float, nargs="+", default=[5.0, 40.0])
     parser.add_argument("--kill", action="store_true", help="also a worker SIGKILLed")
+    parser.add_argument("--kill-for-good", action="store_true", help="and never started again")
     parser.add_argument("--crash", action="store_true", help="also Redis SIGKILLed")
     parser.add_argument("--lease", help="NEWSEXTRACT_WORKER_LEASE (default: the crawl's)")
     parser.add_argument("--retry", help="NEWSEXTRACT_REDIS_RETRY (default: the crawl's)")
@@ -110,6 +116,8 @@ def main() -> int:
     cases = [Case(down, False) for down in options.down]
     if options.kill:
         cases.append(Case(options.down[0], True))
+    if options.kill_for_good:
+        cases.append(Case(options.down[0], True, restart_killed=False))
     if options.crash:
         cases.append(Case(options.down[0], False, crash=True))
     for case in cases:

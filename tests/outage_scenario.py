@@ -7,9 +7,10 @@ with SIGTERM (it saves its snapshot), kept down, and started again on the same p
 folder. Every worker that exited 1 is started once more under its own id. The union of the
 feeds must then hold each article exactly once: no new crawl from the start pages.
 
-``kill_during_outage``: worker-0 is SIGKILLed while Redis is down and not started again;
-what it held must be harvested once by the others. ``crash``: Redis is SIGKILLed instead
-(it saves nothing), to measure what a crash costs with snapshots only.
+``kill_during_outage``: worker-0 is SIGKILLed while Redis is down and started again under
+its own id once Redis is back, as a service manager would (``restart_killed``), or never:
+what it held must be harvested once, by its re-run or by the others. ``crash``: Redis is
+SIGKILLed instead (it saves nothing), to measure what a crash costs with snapshots only.
 
 Used by ``tests/test_sharedmode_outage.py`` and ``benchmarks/redis_outage.py``.
 """
@@ -116,7 +117,9 @@ class OutageScenario:
         }
         self.runs: dict[str, int] = {}
 
-    def run(self, kill_during_outage: bool = False, crash: bool = False) -> OutageResult:
+    def run(
+        self, kill_during_outage: bool = False, restart_killed: bool = True, crash: bool = False
+    ) -> OutageResult:
         try:
             self.redis.start()
             workers = {f"worker-{index}": self.start(f"worker-{index}") for index in range(3)}
@@ -132,6 +135,8 @@ class OutageScenario:
                 killed.wait()
             time.sleep(self.down)
             self.redis.start()
+            if kill_during_outage and restart_killed:
+                workers["worker-0"] = self.start("worker-0")
             codes = self.wait(workers)
             gave_up = sum(1 for code in codes.values() if code == 1)
             again = {worker: self.start(worker) for worker, code in codes.items() if code == 1}

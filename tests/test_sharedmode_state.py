@@ -293,6 +293,32 @@ def test_a_redis_that_stays_away_stops_the_crawl_with_one_clear_message(
     assert len(told) == 1 and str(told[0]) == message
 
 
+def test_an_article_redis_did_not_record_is_recorded_when_the_worker_starts_again(
+    redis_url: str, redis_session: RedisServer, tmp_path: Path, stores: list[RedisStateStore]
+) -> None:
+    """The feed wrote it, then Redis stayed away past the budget: the journal keeps it, and
+    the worker's next start under the same id records it before anything else."""
+    settings = {
+        "NEWSEXTRACT_REDIS_URL": redis_url,
+        "NEWSEXTRACT_REDIS_PREFIX": PREFIX,
+        "NEWSEXTRACT_DATA_DIR": str(tmp_path),
+        "NEWSEXTRACT_WORKER_ID": "w1",
+        "NEWSEXTRACT_REDIS_RETRY": "0.3",
+    }
+    first = RedisStateStore.from_settings(settings, on_error=lambda error: None)
+    stores.append(first)
+    first.record_harvest("https://a.jp/1", content_hash("one"))
+    assert (tmp_path / "unrecorded-w1.jsonl").read_text() == ""  # recorded: nothing kept
+    redis_session.stop()
+    with pytest.raises(StateStoreError):
+        first.record_harvest("https://a.jp/2", content_hash("two"), "a.jp", "2026-12-01")
+    redis_session.start()
+    again = RedisStateStore.from_settings(settings)
+    stores.append(again)
+    assert again.is_harvested("https://a.jp/2")
+    assert not (tmp_path / "unrecorded-w1.jsonl").exists()
+
+
 def test_a_redis_that_refuses_a_command_is_a_clear_error(
     redis_url: str, stores: list[RedisStateStore]
 ) -> None:

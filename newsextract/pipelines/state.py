@@ -22,9 +22,9 @@ In shared mode an article is written only by the worker that holds its open requ
 whose request another worker took over (it looked dead for a whole lease) drops its copy,
 and the other writes it. A state store that cannot be reached past its retry budget ends
 the page as a failure record (stage ``state``): its request stays open, and the next run of
-the worker (or another worker) fetches it again. An article a feed wrote and Redis could
-not record is journaled, and recorded when the worker starts again
-(:meth:`~newsextract.sharedmode.state.RedisStateStore.record_later`).
+the worker (or another worker) fetches it again. An article a feed wrote stays in a journal
+until Redis has recorded it, and is recorded when the worker starts again
+(:mod:`newsextract.sharedmode.state`).
 """
 
 from __future__ import annotations
@@ -121,10 +121,7 @@ class HarvestPipeline:
         try:
             original = self.store.record_harvest(item.url, digest, item.site, item.fetchedAt)
         except StateStoreError:
-            # The store's error hook has stopped the crawl, with the message.
-            if isinstance(self.store, RedisStateStore):
-                self.store.record_later(item.url, digest, item.site, item.fetchedAt)
-            return
+            return  # the store's error hook has stopped the crawl, with the message
         if original is not None:  # another crawl on this store exported it meanwhile
             self.stats.inc_value("newsextract/state/duplicates_across_crawls")
         self.stats.inc_value("newsextract/state/recorded")

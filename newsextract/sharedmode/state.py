@@ -35,10 +35,12 @@ A worker about to write an article checks that no other worker holds its request
 (:meth:`RedisStateStore.held_by_another`): a request taken over from it (its process was
 starved for a whole lease) is written by the worker that took it over.
 
-An article a feed holds and Redis could not record (it went away past the retry budget in
-between) is written to a journal in the data directory, ``unrecorded-WORKER.jsonl``, and
-recorded first thing when the worker starts again under the same ``NEWSEXTRACT_WORKER_ID``:
-its re-run does not write it again.
+An article a feed holds is written to a journal in the data directory,
+``unrecorded-WORKER.jsonl``, before Redis is asked to record it, and the journal is emptied
+once Redis has: a worker killed, or stopped by a Redis away past its retry budget, between
+its feed writing an article and Redis recording it leaves the article in its journal, and
+records it first thing when it starts again under the same ``NEWSEXTRACT_WORKER_ID`` (before
+it takes its open requests back): its re-run does not write it again.
 
 A dropped connection is tried again for ``NEWSEXTRACT_REDIS_RETRY`` seconds
 (:mod:`newsextract.sharedmode.connection`); any other failure, or one that outlasts them, is
@@ -254,7 +256,8 @@ class RedisStateStore:
         self.retry = retry
         self._failure: StateStoreError | None = None
         self._closed = False
-        self.journal: Path | None = None  # see record_later
+        self.journal: Path | None = None  # see record_harvest
+        self._journaled = False
         try:
             self.client = connect(url, retry=retry)
         except SharedModeError as error:
@@ -383,7 +386,15 @@ class RedisStateStore:
     ) -> str | None:
         """Remember ``url`` with its content hash, unless another URL holds the same text
         (then return that URL and record nothing): one script, so two workers cannot both
-        keep a body."""
+        keep a body. Journaled until Redis has recorded it (see the module docstring)."""
+        self._journal(url, digest, site, fetched_at)
+        original = self._record_harvest_now(url, digest, site, fetched_at)
+        if self._journaled and self.journal is not None:
+            self.journal.write_bytes(b"")  # every earlier entry is recorded too: calls are in turn
+            self._journaled = False
+        return original
+
+    def _record_harvest_now(self, url: str, digest: str, site: str, fetched_at: str) -> str | None:
         keys = [
             self.key("state", "harvested"),
             self.key("state", "digests"),
@@ -392,17 +403,16 @@ class RedisStateStore:
         info = json.dumps({"site": site, "fetched_at": fetched_at})
         return text(self.call(lambda: self._record_harvest(keys, [url, digest, info])))
 
-    def record_later(self, url: str, digest: str, site: str, fetched_at: str) -> None:
-        """A feed holds this article and Redis did not record it: journal it, for the
-        worker's next start (see the module docstring)."""
+    def _journal(self, url: str, digest: str, site: str, fetched_at: str) -> None:
+        """An article a feed holds, until Redis records it. Not synced to disk: it is for a
+        worker killed or stopped, whose writes the system still holds, not for a power cut."""
         if self.journal is None:
             return
         self.journal.parent.mkdir(parents=True, exist_ok=True)
         line = json.dumps({"url": url, "digest": digest, "site": site, "fetched_at": fetched_at})
         with self.journal.open("a", encoding="utf-8") as journal:
             journal.write(line + "\n")
-            journal.flush()
-            os.fsync(journal.fileno())
+        self._journaled = True
 
     def record_journal(self) -> None:
         """Record what an earlier session of this worker wrote and could not record."""
@@ -412,11 +422,12 @@ class RedisStateStore:
         for line in lines:
             with suppress(ValueError):  # a line torn by a kill: that article may come again
                 entry = json.loads(line)
-                self.record_harvest(
+                self._record_harvest_now(
                     entry["url"], entry["digest"], entry["site"], entry["fetched_at"]
                 )
         self.journal.unlink()
-        logger.info("recorded %d articles an earlier run wrote while Redis was away", len(lines))
+        if lines:
+            logger.info("recorded %d articles this worker wrote before it stopped", len(lines))
 
     # -- id progress ---------------------------------------------------------------------
 
