@@ -90,7 +90,7 @@ from newsextract.sharedmode.connection import (
 )
 from newsextract.sharedmode.state import RedisStateStore
 from newsextract.spiders.ledger import CrawlLedger
-from newsextract.state import HarvestStore, PendingRequest
+from newsextract.state import HarvestStore, PendingRequest, StateStoreError
 
 logger = logging.getLogger(__name__)
 
@@ -537,10 +537,11 @@ class SharedScheduler(Scheduler):  # type: ignore[misc]  # scrapy-redis has no t
         return [] if recovered is None else list(recovered())
 
     def _guard(self, call: Any) -> Any:
-        """``call()``, or None once Redis stayed away through every retry."""
+        """``call()``, or None once Redis stayed away through every retry (the state store
+        says so with its own error)."""
         try:
             return call()
-        except redis.RedisError as error:
+        except (redis.RedisError, StateStoreError) as error:
             self._lost(error)
             return None
 
