@@ -136,31 +136,15 @@ class BudgetRetry(Retry):
 
 class Steadiness:
     """Whether this process has been connected to Redis for ``seconds`` since it last lost
-    it, and (``uptime``) Redis has been up that long: a lease that lapsed before that tells
-    nothing of its worker (see :mod:`newsextract.sharedmode.state`). A process that lived
-    through a restart saw it (its connections broke); ``uptime`` covers one started after
-    it. Redis's start is asked once, and again after each loss."""
+    it: a lease that lapsed before that tells nothing of its worker (see
+    :mod:`newsextract.sharedmode.state`). A process that lived through a restart saw it (its
+    connections broke)."""
 
-    def __init__(self, client: redis.Redis, seconds: float, uptime: bool = True) -> None:
-        self.client = client
+    def __init__(self, seconds: float) -> None:
         self.seconds = seconds
-        self.uptime = uptime
-        self._started: tuple[float | None, float] | None = None  # (loss seen, Redis start)
 
     def steady(self) -> bool:
-        if OUTAGES.connected_for() < self.seconds:
-            return False
-        if not self.uptime:
-            return True
-        if self._started is None or self._started[0] != OUTAGES.since:
-            self._started = (OUTAGES.since, time.monotonic() - self._uptime())
-        return time.monotonic() - self._started[1] >= self.seconds
-
-    def _uptime(self) -> float:
-        try:
-            return float(self.client.info("server")["uptime_in_seconds"])
-        except redis.ResponseError:  # INFO refused (an ACL, a renamed command): not known
-            return float("inf")
+        return OUTAGES.connected_for() >= self.seconds
 
 
 def connect(url: str, check: bool = True, retry: float = REDIS_RETRY_DEFAULT) -> redis.Redis:

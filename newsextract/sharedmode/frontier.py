@@ -43,10 +43,10 @@ Redis lost mid-crawl
     one message and exit status 1. The queue and the open requests are kept, so running the
     workers again loses and repeats nothing. A busy worker's deadline may lapse while Redis
     is away, or in a snapshot Redis restarts from: a worker finds the crawl done only once
-    Redis has been up, and it connected, for a whole busy lease (every live worker has
-    renewed its deadline by then), and a worker counts as stopping only while its lease in
-    the state store holds (one that gave up, or was killed, while it waited for the end
-    leaves its requests held, for its next run or for the others to take over).
+    it has been connected to Redis for a whole busy lease since it last lost it (every live
+    worker has renewed its deadline by then), and a worker counts as stopping only while
+    its lease in the state store holds (one that gave up, or was killed, while it waited for
+    the end leaves its requests held, for its next run or for the others to take over).
 
     A call retried after its reply was lost may have run already: taking a request,
     claiming a URL, seeding and the duplicate filter answer a call sent again as they
@@ -266,7 +266,7 @@ class SharedFrontier:
         self.owners_key = ""
         self.holder = ""
         self.lease_prefix = ""
-        self.steadiness = Steadiness(client, self.lease, uptime=False)
+        self.steadiness = Steadiness(self.lease)
         self._enter = client.register_script(_ENTER)
         self._pop = client.register_script(_POP)
         self._claim = client.register_script(_CLAIM)

@@ -24,12 +24,13 @@ at once). A request is handed out once: a worker asking again gets only what was
 since, never what it holds (in flight, or in the shared queue). A worker
 that closes cleanly drops its lease, so what it left open is recoverable at once.
 
-A worker is counted out only when its lease lapsed while Redis was steadily up: Redis has
-been running for a whole lease (a restart, from a snapshot or an append-only file in which
-every lease may have lapsed, does not count as the workers' death), and this worker has been
-connected to it for a whole lease since it last lost it. By then every worker alive through
-an outage has renewed its lease (a third of a lease after Redis is back). Until then a worker
-takes over nothing, and its own earlier session's requests only.
+A worker counts another out only once it has itself been connected to Redis for a whole
+lease since it last lost it (a restart, from a snapshot or an append-only file in which every
+lease may have lapsed, is not the workers' death). By then every worker alive through the
+outage has renewed its lease (a third of a lease after Redis is back). Until then a worker
+takes over nothing but its own earlier session's requests. A worker started after the
+restart saw no outage: in the first third of a lease it may take over a live worker's
+requests, whose copy of a page is then dropped (:meth:`RedisStateStore.held_by_another`).
 
 A worker about to write an article checks that no other worker holds its request now
 (:meth:`RedisStateStore.held_by_another`): a request taken over from it (its process was
@@ -262,7 +263,7 @@ class RedisStateStore:
             self.client = connect(url, retry=retry)
         except SharedModeError as error:
             raise StateStoreError(f"shared state store: {error}") from None
-        self._steadiness = Steadiness(self.client, lease)
+        self._steadiness = Steadiness(lease)
         self._record_harvest = self.client.register_script(_RECORD_HARVEST)
         self._holder_of = self.client.register_script(_HOLDER_OF)
         self._is_harvested = self.client.register_script(_IS_HARVESTED)
@@ -339,9 +340,9 @@ class RedisStateStore:
             raise self._fail(error) from error
 
     def steady(self) -> bool:
-        """Whether Redis has been up, and this process connected to it, for a whole lease:
-        only then is a lapsed lease a dead worker (see the module docstring)."""
-        return self.call(self._steadiness.steady)
+        """Whether this process has been connected to Redis for a whole lease since it last
+        lost it: only then is a lapsed lease a dead worker (see the module docstring)."""
+        return self._steadiness.steady()
 
     def _fail(self, error: redis.RedisError) -> StateStoreError:
         where = public_url(self.url)
