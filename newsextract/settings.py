@@ -100,6 +100,10 @@ NEWSEXTRACT_WARC_DIR = os.environ.get("NEWSEXTRACT_WARC_DIR", "")
 NEWSEXTRACT_WARC_MAX_SIZE = 1_000_000_000  # see newsextract.warc.writer.MAX_SIZE_DEFAULT
 DOWNLOADER_MIDDLEWARES = {"newsextract.downloadermiddlewares.warc.WarcArchive": 580}
 
+SPIDER_MIDDLEWARES = {
+    # A page whose spider callback met a state store gone away: a failure record, no traceback.
+    "newsextract.spidermiddlewares.state.StateStoreLost": 950,
+}
 ITEM_PIPELINES = {
     "newsextract.pipelines.templates.TemplatePipeline": 300,
     "newsextract.pipelines.extraction.ExtractionPipeline": 500,

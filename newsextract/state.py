@@ -30,9 +30,13 @@ from types import TracebackType
 from typing import Any
 
 from newsextract.sharedmode.connection import redis_url
+from newsextract.stores import DATA_DIR_DEFAULT as DATA_DIR_DEFAULT
+from newsextract.stores import STATE_FILE_DEFAULT as STATE_FILE_DEFAULT
 from newsextract.stores import HarvestStore as HarvestStore
 from newsextract.stores import PendingRequest as PendingRequest
 from newsextract.stores import StateStoreError as StateStoreError
+from newsextract.stores import state_enabled as state_enabled
+from newsextract.stores import state_path as state_path
 
 #: Seconds a store call waits for another process's write before failing. A write holds the
 #: lock for one small row (well under a millisecond; a few on a loaded machine), so two
@@ -40,15 +44,10 @@ from newsextract.stores import StateStoreError as StateStoreError
 #: has it for good, and every second waited here is a second the crawl's event loop stands
 #: still (it was 30 s, which froze a crawl for 30 s per call behind a held lock).
 BUSY_TIMEOUT_DEFAULT = 3.0
-#: The directory used when neither the setting nor the environment names one.
-DATA_DIR_DEFAULT = "data"
-#: The store's file name inside the data directory.
-STATE_FILE_DEFAULT = "state.sqlite3"
 #: The store's format, kept in SQLite's ``user_version`` (0: a store made before it was
 #: kept, read as this format). Writing it on every open is also the write probe.
 STORE_FORMAT = 1
 
-_OFF_WORDS = frozenset({"0", "off", "no", "false", "none", "disabled"})
 _SPACE = re.compile(r"\s+")
 _SQLITE_MAGIC = b"SQLite format 3\x00"
 #: The table without which a database is not a state store (the others are added on open).
@@ -363,27 +362,6 @@ def _check_contents(db: sqlite3.Connection, path: Path) -> None:
             f"state store {path} was written by a newer newsextract (format {version}): "
             "upgrade newsextract, or give this crawl its own NEWSEXTRACT_DATA_DIR"
         )
-
-
-def state_enabled(value: Any) -> bool:
-    """Read the ``NEWSEXTRACT_STATE`` switch: anything but off/no/false/0 means on.
-
-    >>> state_enabled("off"), state_enabled(True), state_enabled("on")
-    (False, True, True)
-    """
-    if isinstance(value, bool):
-        return value
-    return str(value).strip().lower() not in _OFF_WORDS
-
-
-def state_path(settings: Mapping[str, Any]) -> Path | None:
-    """Where the store lives under these settings, or None when the state is switched off."""
-    if not state_enabled(settings.get("NEWSEXTRACT_STATE", True)):
-        return None
-    data_dir = settings.get("NEWSEXTRACT_DATA_DIR") or os.environ.get(
-        "NEWSEXTRACT_DATA_DIR", DATA_DIR_DEFAULT
-    )
-    return Path(str(data_dir)).expanduser() / STATE_FILE_DEFAULT
 
 
 def open_store(

@@ -12,6 +12,8 @@ from devdata import SHARED_DATA, require_set
 from mirror import Mirror, build_mirror
 from redis_server import RedisServer
 
+from newsextract.sharedmode.connection import OUTAGES
+
 
 @pytest.fixture(scope="session")
 def shared_data() -> Path:
@@ -57,7 +59,10 @@ def redis_session(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RedisSer
 
 @pytest.fixture
 def redis_url(redis_session: RedisServer) -> str:
-    """The URL of an empty Redis (the session's server, flushed for each test)."""
+    """The URL of an empty Redis (the session's server, flushed for each test). The test
+    starts as a new worker process would: no outage seen (a test may have stopped Redis)."""
+    OUTAGES.since = None
+    OUTAGES.gave_up = False
     if redis_session.process is None or redis_session.process.poll() is not None:
         redis_session.start()  # a test that stopped it
     with redis.Redis.from_url(redis_session.url) as client:

@@ -31,14 +31,24 @@ def free_port() -> int:
         return int(probe.getsockname()[1])
 
 
+#: Persistence options: an append-only file fsynced at every write (the tests' default), or
+#: Debian's packaged default (snapshots only: after 3600 s and 1 change, 300 s and 100, 60 s
+#: and 10,000; a SIGTERM saves one).
+APPEND_ONLY = ("--appendonly", "yes", "--appendfsync", "always", "--save", "")
+SNAPSHOT = ("--appendonly", "no", "--save", "3600 1 300 100 60 10000")
+
+
 class RedisServer:
     """One redis-server process; ``restart`` keeps its port and its data (an append-only
-    file), as a Redis restarted by its service manager would."""
+    file, or a snapshot), as a Redis restarted by its service manager would."""
 
-    def __init__(self, folder: Path, port: int | None = None) -> None:
+    def __init__(
+        self, folder: Path, port: int | None = None, persistence: tuple[str, ...] = APPEND_ONLY
+    ) -> None:
         self.binary = redis_server_binary()
         self.folder = folder
         self.port = port or free_port()
+        self.persistence = persistence
         self.process: subprocess.Popen[bytes] | None = None
 
     @property
@@ -52,9 +62,7 @@ class RedisServer:
             "--port", str(self.port),
             "--bind", "127.0.0.1",
             "--dir", str(self.folder),
-            "--appendonly", "yes",
-            "--appendfsync", "always",
-            "--save", "",
+            *self.persistence,
             "--protected-mode", "yes",
         ]  # fmt: skip
         with (self.folder / "redis.log").open("ab") as log:
@@ -79,6 +87,13 @@ class RedisServer:
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait()
+            self.process = None
+
+    def crash(self) -> None:
+        """SIGKILL: Redis saves nothing, and comes back from what was on disk."""
+        if self.process is not None:
+            self.process.kill()
+            self.process.wait()
             self.process = None
 
     def restart(self, down_seconds: float = 0.0) -> None:

@@ -17,6 +17,7 @@ from scrapy.utils.test import get_crawler
 
 from newsextract import settings as project_settings
 from newsextract.sharedmode.addon import SHARED_DUPEFILTER, SHARED_SCHEDULER, SharedMode
+from newsextract.sharedmode.connection import OUTAGES
 from newsextract.sharedmode.frontier import (
     SharedDupeFilter,
     SharedFrontier,
@@ -155,6 +156,38 @@ def test_a_dead_workers_lease_runs_out(redis_url: str) -> None:
     assert not alive.finish_if_drained()
     time.sleep(0.4)  # 1.5 leases
     assert alive.finish_if_drained()
+
+
+def test_after_an_outage_no_worker_stops_before_a_lease_connected(redis_url: str) -> None:
+    """Redis came back without the busy deadlines (lapsed while it was away): a worker that
+    saw it go waits a busy lease before it finds the crawl done; live workers renew theirs
+    in that time."""
+    lapsed, alive = frontier(redis_url, "a", lease=0.2), frontier(redis_url, "b", lease=0.2)
+    lapsed.start_work()
+    lapsed.client.delete(lapsed.key("busy"))
+    OUTAGES.failed()
+    assert not alive.finish_if_drained()
+    lapsed.renew()
+    time.sleep(0.2)
+    assert not alive.finish_if_drained()  # a renewed its deadline
+    time.sleep(0.4)
+    assert alive.finish_if_drained()  # and then it lapsed: a is dead
+
+
+def test_a_worker_that_gave_up_waiting_for_the_end_keeps_the_crawl_open(redis_url: str) -> None:
+    """A worker that was stopping (holding pages until the end) and then stopped without a
+    word (Redis away past its budget, or killed) is not counted as stopping any more once its
+    lease in the state store has lapsed: its requests wait for its next run, or a takeover."""
+    gone, other = holding(redis_url, "a"), holding(redis_url, "b")
+    gone.lease_prefix = other.lease_prefix = "test:worker:"
+    gone.client.set("test:worker:a", "1")
+    gone.client.hset("test:owners", mapping={"https://example.org/1.html": "a|s"})
+    gone.client.hset("test:owners", mapping={"https://example.org/2.html": "b|s"})
+    assert not gone.finish_if_drained()  # b holds a page; a is stopping from now
+    gone.client.delete("test:worker:a")  # and then a stopped without a word
+    assert not other.finish_if_drained()
+    gone.client.set("test:worker:a", "1")
+    assert other.finish_if_drained()  # a alive and stopping: b may end
 
 
 def test_a_worker_that_leaves_is_not_waited_for(redis_url: str) -> None:

@@ -15,7 +15,8 @@ import pytest
 import redis
 from redis_server import RedisServer, free_port
 
-from newsextract.sharedmode.state import RETRY_PAUSES, RedisStateStore, public_url, worker_id
+from newsextract.sharedmode.connection import OUTAGES, REDIS_RETRY_DEFAULT
+from newsextract.sharedmode.state import RedisStateStore, public_url, worker_id
 from newsextract.state import PendingRequest, StateStoreError, content_hash, open_store
 
 PREFIX = "test"
@@ -23,7 +24,7 @@ PREFIX = "test"
 #: short enough to wait for (a crawl uses 30 s).
 LEASE = 3.0
 #: Quick retries for the tests of a Redis that stays away.
-SHORT_PAUSES = (0.1, 0.2)
+SHORT_RETRY = 0.3
 
 
 @pytest.fixture
@@ -40,9 +41,9 @@ def worker(
     url: str,
     name: str,
     on_error: Callable[[StateStoreError], None] | None = None,
-    retry_pauses: tuple[float, ...] = RETRY_PAUSES,
+    retry: float = REDIS_RETRY_DEFAULT,
 ) -> RedisStateStore:
-    store = RedisStateStore(url, PREFIX, name, LEASE, on_error, retry_pauses)
+    store = RedisStateStore(url, PREFIX, name, LEASE, on_error, retry)
     stores.append(store)
     return store
 
@@ -172,6 +173,22 @@ def test_a_live_workers_requests_are_not_recovered_by_another(
     assert other.pending("site a") == [] and owner.pending("site a") == []
 
 
+def test_a_lease_lapsed_in_an_outage_is_not_a_dead_worker(
+    redis_url: str, stores: list[RedisStateStore]
+) -> None:
+    """Redis came back from a snapshot in which the owner's lease had lapsed: the other
+    worker, which saw Redis go, counts nobody out until it has been connected for a lease,
+    and by then the owner's heartbeat has renewed its lease."""
+    owner, other = worker(stores, redis_url, "owner"), worker(stores, redis_url, "other")
+    owner.add_pending("site a", PendingRequest("https://a.jp/1", "parse_article", "on_error"))
+    OUTAGES.failed()
+    with redis.Redis.from_url(redis_url) as client:
+        client.delete(owner.lease_key("owner"))
+    assert other.pending("site a") == []
+    time.sleep(LEASE * 1.2)
+    assert other.pending("site a") == []  # the owner renewed its lease meanwhile
+
+
 def test_a_cleanly_closed_worker_leaves_its_requests_at_once(
     redis_url: str, stores: list[RedisStateStore]
 ) -> None:
@@ -260,7 +277,7 @@ def test_a_redis_that_stays_away_stops_the_crawl_with_one_clear_message(
     redis_url: str, redis_session: RedisServer, stores: list[RedisStateStore]
 ) -> None:
     told: list[StateStoreError] = []
-    store = worker(stores, redis_url, "a", on_error=told.append, retry_pauses=SHORT_PAUSES)
+    store = worker(stores, redis_url, "a", on_error=told.append, retry=SHORT_RETRY)
     store.record_harvest("https://a.jp/1", content_hash("one"))
     redis_session.stop()
     with pytest.raises(StateStoreError) as failed:
@@ -274,6 +291,32 @@ def test_a_redis_that_stays_away_stops_the_crawl_with_one_clear_message(
             store.add_pending("site a", PendingRequest("https://a.jp/2", "parse", "on_error"))
     assert time.monotonic() - started < 0.5
     assert len(told) == 1 and str(told[0]) == message
+
+
+def test_an_article_redis_did_not_record_is_recorded_when_the_worker_starts_again(
+    redis_url: str, redis_session: RedisServer, tmp_path: Path, stores: list[RedisStateStore]
+) -> None:
+    """The feed wrote it, then Redis stayed away past the budget: the journal keeps it, and
+    the worker's next start under the same id records it before anything else."""
+    settings = {
+        "NEWSEXTRACT_REDIS_URL": redis_url,
+        "NEWSEXTRACT_REDIS_PREFIX": PREFIX,
+        "NEWSEXTRACT_DATA_DIR": str(tmp_path),
+        "NEWSEXTRACT_WORKER_ID": "w1",
+        "NEWSEXTRACT_REDIS_RETRY": "0.3",
+    }
+    first = RedisStateStore.from_settings(settings, on_error=lambda error: None)
+    stores.append(first)
+    first.record_harvest("https://a.jp/1", content_hash("one"))
+    assert (tmp_path / "unrecorded-w1.jsonl").read_text() == ""  # recorded: nothing kept
+    redis_session.stop()
+    with pytest.raises(StateStoreError):
+        first.record_harvest("https://a.jp/2", content_hash("two"), "a.jp", "2026-12-01")
+    redis_session.start()
+    again = RedisStateStore.from_settings(settings)
+    stores.append(again)
+    assert again.is_harvested("https://a.jp/2")
+    assert not (tmp_path / "unrecorded-w1.jsonl").exists()
 
 
 def test_a_redis_that_refuses_a_command_is_a_clear_error(

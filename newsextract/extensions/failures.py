@@ -68,6 +68,7 @@ STAGES = (
     "extraction",  # no main text found
     "duplicate",  # the same text was harvested under another URL
     "export",  # no feed could write the article
+    "state",  # the state store in Redis stayed away: a later run repeats the page
     "document",  # a sitemap or feed that could not be read
     "pipeline",  # dropped by a pipeline that names no stage
     "pipeline-error",  # a pipeline raised an unexpected error

@@ -32,6 +32,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
+import redis
+
 from newsextract.exceptions import NewsExtractError, NotHTMLError, PageTooComplexError
 from newsextract.extraction.pagemodel.page import (
     DEFAULT_LIMITS,
@@ -306,6 +308,10 @@ class SiteLearner:
             self._count("newsextract/shared/rules_lease_busy")
             state.new_since_attempt = max(state.new_since_attempt, 1)  # try again next page
             return False
+        except redis.RedisError as error:  # shared mode: Redis stayed away, the crawl stops
+            logger.warning("learning the template of %s %s failed: %s", site, kind, error)
+            self._count("errors")
+            version = None
         except Exception:
             logger.exception("learning the template of %s %s failed", site, kind)
             self._count("errors")

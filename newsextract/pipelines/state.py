@@ -17,6 +17,14 @@ state store) stops the crawl: at the start, before any request, or when a call f
 store stays open until the engine stops, because a feed that stores its items at the end
 (stdout, S3) confirms them after the pipelines have closed. A re-run says how many known
 articles it skipped, and how to fetch them again.
+
+In shared mode an article is written only by the worker that holds its open request: one
+whose request another worker took over (it looked dead for a whole lease) drops its copy,
+and the other writes it. A state store that cannot be reached past its retry budget ends
+the page as a failure record (stage ``state``): its request stays open, and the next run of
+the worker (or another worker) fetches it again. An article a feed wrote stays in a journal
+until Redis has recorded it, and is recorded when the worker starts again
+(:mod:`newsextract.sharedmode.state`).
 """
 
 from __future__ import annotations
@@ -34,6 +42,7 @@ from newsextract.extensions.feeds import article_stored
 from newsextract.extensions.outcome import stop_crawl
 from newsextract.items import ArticleItem
 from newsextract.pipelines import DropPage
+from newsextract.sharedmode.state import RedisStateStore
 from newsextract.state import HarvestStore, StateStoreError, content_hash, open_store
 
 logger = logging.getLogger(__name__)
@@ -44,9 +53,12 @@ SKIPPED_STATS = ("newsextract/state/skipped_known", "newsextract/state/skipped_k
 
 
 class HarvestPipeline:
-    def __init__(self, store: HarvestStore, stats: StatsCollector) -> None:
+    def __init__(
+        self, store: HarvestStore, stats: StatsCollector, crawler: Crawler | None = None
+    ) -> None:
         self.store = store
         self.stats = stats
+        self.crawler = crawler
         # Items passed on and not yet exported: URL -> content hash, and the reverse.
         self._waiting: dict[str, str] = {}
         self._waiting_texts: dict[str, str] = {}
@@ -57,7 +69,7 @@ class HarvestPipeline:
         if store is None:
             raise NotConfigured("NEWSEXTRACT_STATE is off")
         assert crawler.stats is not None
-        pipeline = cls(store, crawler.stats)
+        pipeline = cls(store, crawler.stats, crawler)
         crawler.signals.connect(pipeline.item_exported, signal=article_stored)
         crawler.signals.connect(pipeline.report_skipped, signal=signals.spider_closed)
         crawler.signals.connect(pipeline.close, signal=signals.engine_stopped)
@@ -69,6 +81,15 @@ class HarvestPipeline:
     def process_item(self, item: Any) -> Any:
         if not isinstance(item, ArticleItem):
             return item
+        try:
+            return self._admit(item)
+        except StateStoreError as error:
+            raise DropPage(f"the state store cannot be reached: {error}", stage="state") from None
+
+    def _admit(self, item: ArticleItem) -> ArticleItem:
+        if self._taken_over(item.url):
+            self.stats.inc_value("newsextract/state/taken_over")
+            raise DropPage(f"{item.url} was taken over by another worker", stage="duplicate")
         if item.url in self._waiting or self.store.is_harvested(item.url):
             # Fetched twice (a resumed crawl's own queue and its recovered requests, while the
             # first copy was still held by the template stage): one record is enough.
@@ -82,6 +103,14 @@ class HarvestPipeline:
         self._waiting[item.url] = digest
         self._waiting_texts[digest] = item.url
         return item
+
+    def _taken_over(self, url: str) -> bool:
+        """Shared mode: another worker holds this page's open request now, and writes it."""
+        crawl = getattr(getattr(self.crawler, "spider", None), "ledger", None)
+        crawl_name = getattr(crawl, "crawl", None)
+        if not isinstance(self.store, RedisStateStore) or not isinstance(crawl_name, str):
+            return False
+        return self.store.held_by_another(crawl_name, url)
 
     def item_exported(self, item: Any, **kwargs: Any) -> None:
         """A feed holds the article: remember it for the next run."""

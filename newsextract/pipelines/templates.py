@@ -70,7 +70,7 @@ from newsextract.pipelines.learning import (
     SiteTemplatesLike,
     TemplatesFactory,
 )
-from newsextract.sharedmode.connection import connect, key_prefix, redis_url
+from newsextract.sharedmode.connection import connect, key_prefix, redis_url, retry_budget
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
@@ -244,7 +244,7 @@ def templates_factory(settings: BaseSettings) -> TemplatesFactory:
     from newsextract.sharedmode.rules import RedisRuleStore
     from newsextract.templates.site import SiteTemplates
 
-    store = RedisRuleStore(connect(url), key_prefix(settings))
+    store = RedisRuleStore(connect(url, retry=retry_budget(settings)), key_prefix(settings))
 
     def shared(site: str, rules_dir: Path | None) -> SiteTemplatesLike:
         return SiteTemplates(site, store=store)

@@ -38,13 +38,20 @@ When a worker stops
     the next worker that starts (:mod:`newsextract.spiders.ledger`).
 
 Redis lost mid-crawl
-    Every call retries with an exponential backoff (:data:`RECONNECT_RETRIES_DEFAULT`,
-    about half a minute in all); a Redis that stays away stops the worker with one message
-    and exit status 1. The queue and the open requests are kept, so running the workers
-    again loses and repeats nothing. A call retried after its reply was lost may have run
-    already: taking a request, claiming a URL, seeding and the duplicate filter answer a
-    call sent again as they answered it the first time (a token of the call), so no
-    request is taken twice or taken for its own duplicate.
+    Every call retries with an exponential backoff for ``NEWSEXTRACT_REDIS_RETRY`` seconds
+    (:mod:`newsextract.sharedmode.connection`); a Redis that stays away stops the worker with
+    one message and exit status 1. The queue and the open requests are kept, so running the
+    workers again loses and repeats nothing. A busy worker's deadline may lapse while Redis
+    is away, or in a snapshot Redis restarts from: a worker finds the crawl done only once
+    it has been connected to Redis for a whole busy lease since it last lost it (every live
+    worker has renewed its deadline by then), and a worker counts as stopping only while
+    its lease in the state store holds (one that gave up, or was killed, while it waited for
+    the end leaves its requests held, for its next run or for the others to take over).
+
+    A call retried after its reply was lost may have run already: taking a request,
+    claiming a URL, seeding and the duplicate filter answer a call sent again as they
+    answered it the first time (a token of the call), so no request is taken twice or taken
+    for its own duplicate.
 """
 
 from __future__ import annotations
@@ -59,8 +66,6 @@ from collections.abc import Mapping
 from typing import Any, Self, cast
 
 import redis
-from redis.backoff import ExponentialBackoff
-from redis.retry import Retry
 from scrapy import signals
 from scrapy.crawler import Crawler
 from scrapy.exceptions import DontCloseSpider
@@ -73,16 +78,19 @@ from twisted.internet.task import LoopingCall
 
 from newsextract.extensions.outcome import stop_crawl
 from newsextract.sharedmode.connection import (
+    REDIS_RETRY_DEFAULT,
     REDIS_URL_SETTING,
     SharedModeError,
+    Steadiness,
     connect,
     key_prefix,
     redis_url,
+    retry_budget,
     text,
 )
 from newsextract.sharedmode.state import RedisStateStore
 from newsextract.spiders.ledger import CrawlLedger
-from newsextract.state import HarvestStore, PendingRequest
+from newsextract.state import HarvestStore, PendingRequest, StateStoreError
 
 logger = logging.getLogger(__name__)
 
@@ -96,11 +104,6 @@ WORKER_LEASE_DEFAULT = 30.0
 BUSY_LEASES = 1.5
 #: How often a busy worker renews its lease, a fraction of it.
 RENEWALS_PER_LEASE = 5
-#: Reconnection attempts of one Redis call, with a backoff of 0.25 s doubling up to 4 s:
-#: about 36 s in all, enough for a Redis restarted by its service manager.
-RECONNECT_RETRIES_DEFAULT = 12
-RECONNECT_BACKOFF_BASE = 0.25
-RECONNECT_BACKOFF_CAP = 4.0
 #: Characters of the crawl's SHA-1 in its keys: enough to tell a corpus's crawls apart.
 CRAWL_DIGEST_LENGTH = 12
 #: Seconds an idle worker waits before it looks at the shared queue again: the first wait,
@@ -177,11 +180,12 @@ local deadline = tonumber(clock[1]) + tonumber(clock[2]) / 1000000 + tonumber(AR
 redis.call('ZADD', KEYS[1], deadline, ARGV[1])
 """
 # KEYS: queue, busy, the crawl's open requests by holder, the workers closing, then the keys
-# of the run to delete; ARGV: worker, its name as a holder ("": no shared state store). 1:
-# drained (and the run's keys deleted), 0: work is left in the queue, with a busy worker, or
-# open in the hands of another worker that is not closing too (one killed while it held
-# pages: its lease lapses and its requests are taken over). Workers that all hold pages
-# and all wait for the end announce it, and end together.
+# of the run to delete; ARGV: worker, its name as a holder ("": no shared state store), the
+# prefix of the workers' leases in the state store. 1: drained (and the run's keys deleted),
+# 0: work is left in the queue, with a busy worker, or open in the hands of another worker
+# that is not closing too, or whose lease lapsed (one killed, or that gave up, while it held
+# pages: its requests are taken over, or given back to its next run). Workers that all hold
+# pages and all wait for the end announce it, and end together.
 _FINISH_IF_DRAINED = """
 local clock = redis.call('TIME')
 local now = tonumber(clock[1]) + tonumber(clock[2]) / 1000000
@@ -195,8 +199,14 @@ if ARGV[2] ~= '' then
     local holders = redis.call('HVALS', KEYS[3])
     for index = 1, #holders do
         local holder = holders[index]
-        if holder ~= ARGV[2] and redis.call('SISMEMBER', KEYS[4], holder) == 0 then
-            return 0
+        if holder ~= ARGV[2] then
+            if redis.call('SISMEMBER', KEYS[4], holder) == 0 then
+                return 0
+            end
+            local worker = string.match(holder, '^(.*)|[^|]*$') or holder
+            if ARGV[3] ~= '' and redis.call('EXISTS', ARGV[3] .. worker) == 0 then
+                return 0
+            end
         end
     end
 end
@@ -227,12 +237,9 @@ def worker_name() -> str:
     return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
 
 
-def shared_client(url: str, retries: int = RECONNECT_RETRIES_DEFAULT) -> redis.Redis:
-    """A checked client of ``url`` whose calls ride out a short outage of Redis."""
-    client = connect(url)
-    backoff = ExponentialBackoff(cap=RECONNECT_BACKOFF_CAP, base=RECONNECT_BACKOFF_BASE)
-    client.set_retry(Retry(backoff, retries))
-    return client
+def shared_client(url: str, retry: float = REDIS_RETRY_DEFAULT) -> redis.Redis:
+    """A checked client of ``url`` whose calls ride out an outage of ``retry`` seconds."""
+    return connect(url, retry=retry)
 
 
 class SharedFrontier:
@@ -258,6 +265,8 @@ class SharedFrontier:
         # hold_open_requests when the state store is shared in Redis.
         self.owners_key = ""
         self.holder = ""
+        self.lease_prefix = ""
+        self.steadiness = Steadiness(self.lease)
         self._enter = client.register_script(_ENTER)
         self._pop = client.register_script(_POP)
         self._claim = client.register_script(_CLAIM)
@@ -277,7 +286,7 @@ class SharedFrontier:
         queue = str(settings.get("SCHEDULER_QUEUE_KEY") or f"{base}:requests")
         dupefilter = str(settings.get("SCHEDULER_DUPEFILTER_KEY") or f"{base}:dupefilter")
         return cls(
-            shared_client(url),
+            shared_client(url, retry_budget(settings)),
             base,
             worker_name(),
             lease,
@@ -288,11 +297,13 @@ class SharedFrontier:
     def key(self, name: str) -> str:
         return f"{self.base}:{name}"
 
-    def hold_open_requests(self, owners_key: str, holder: str) -> None:
+    def hold_open_requests(self, owners_key: str, holder: str, lease_prefix: str = "") -> None:
         """Open requests are in a shared state store: taking a request makes this worker
-        their holder, and the crawl ends only when no other worker holds any."""
+        their holder, and the crawl ends only when no other worker holds any (a worker's
+        lease is ``lease_prefix`` and its name)."""
         self.owners_key = owners_key
         self.holder = holder
+        self.lease_prefix = lease_prefix
 
     @property
     def run_keys(self) -> list[str]:
@@ -350,9 +361,12 @@ class SharedFrontier:
     def finish_if_drained(self) -> bool:
         """The worker is idle: True (and the run's keys deleted) when no work is left."""
         self.busy = False
+        if not self.steadiness.steady():
+            return False
         owners = self.owners_key or self.key("no-owners")
         keys = [self.queue_key, self.key("busy"), owners, self.key("closing"), *self.run_keys]
-        return bool(self._finish(keys=keys, args=[self.worker, self.holder]))
+        args = [self.worker, self.holder, self.lease_prefix]
+        return bool(self._finish(keys=keys, args=args))
 
     def leave(self) -> None:
         """The worker stops: the others need not wait for its lease to run out."""
@@ -396,7 +410,7 @@ class SharedLedger(CrawlLedger):
         super().__init__(crawl, store)
         self.frontier = frontier
         if isinstance(store, RedisStateStore):
-            frontier.hold_open_requests(store.owners_key(crawl), store.owner)
+            frontier.hold_open_requests(store.owners_key(crawl), store.owner, store.lease_key(""))
 
     def take(self, request: PendingRequest) -> bool:
         if not self.first_ask(request.url):
@@ -523,10 +537,11 @@ class SharedScheduler(Scheduler):  # type: ignore[misc]  # scrapy-redis has no t
         return [] if recovered is None else list(recovered())
 
     def _guard(self, call: Any) -> Any:
-        """``call()``, or None once Redis stayed away through every retry."""
+        """``call()``, or None once Redis stayed away through every retry (the state store
+        says so with its own error)."""
         try:
             return call()
-        except redis.RedisError as error:
+        except (redis.RedisError, StateStoreError) as error:
             self._lost(error)
             return None
 

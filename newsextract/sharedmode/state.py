@@ -24,10 +24,29 @@ at once). A request is handed out once: a worker asking again gets only what was
 since, never what it holds (in flight, or in the shared queue). A worker
 that closes cleanly drops its lease, so what it left open is recoverable at once.
 
-A dropped connection is tried again (:data:`RETRY_PAUSES`: a Redis restarted by its service
-manager is back within them); any other failure, or one that outlasts them, is a
-:class:`~newsextract.stores.StateStoreError` naming the Redis and saying what to do, handed to
-``on_error`` (which stops the crawl) and raised at once by every later call.
+A worker counts another out only once it has itself been connected to Redis for a whole
+lease since it last lost it (a restart, from a snapshot or an append-only file in which every
+lease may have lapsed, is not the workers' death). By then every worker alive through the
+outage has renewed its lease (a third of a lease after Redis is back). Until then a worker
+takes over nothing but its own earlier session's requests. A worker started after the
+restart saw no outage: in the first third of a lease it may take over a live worker's
+requests, whose copy of a page is then dropped (:meth:`RedisStateStore.held_by_another`).
+
+A worker about to write an article checks that no other worker holds its request now
+(:meth:`RedisStateStore.held_by_another`): a request taken over from it (its process was
+starved for a whole lease) is written by the worker that took it over.
+
+An article a feed holds is written to a journal in the data directory,
+``unrecorded-WORKER.jsonl``, before Redis is asked to record it, and the journal is emptied
+once Redis has: a worker killed, or stopped by a Redis away past its retry budget, between
+its feed writing an article and Redis recording it leaves the article in its journal, and
+records it first thing when it starts again under the same ``NEWSEXTRACT_WORKER_ID`` (before
+it takes its open requests back): its re-run does not write it again.
+
+A dropped connection is tried again for ``NEWSEXTRACT_REDIS_RETRY`` seconds
+(:mod:`newsextract.sharedmode.connection`); any other failure, or one that outlasts them, is
+a :class:`~newsextract.stores.StateStoreError` naming the Redis and saying what to do, handed
+to ``on_error`` (which stops the crawl) and raised at once by every later call.
 """
 
 from __future__ import annotations
@@ -41,22 +60,24 @@ import threading
 import time
 from collections.abc import Callable, Mapping
 from contextlib import suppress
+from pathlib import Path
 from typing import Any, TypeVar
 from urllib.parse import urlsplit, urlunsplit
 
 import redis
-from redis.backoff import NoBackoff
-from redis.retry import Retry
 
 from newsextract.sharedmode.connection import (
+    REDIS_RETRY_DEFAULT,
     REDIS_URL_SETTING,
     SharedModeError,
+    Steadiness,
     connect,
     key_prefix,
     redis_url,
+    retry_budget,
     text,
 )
-from newsextract.stores import PendingRequest, StateStoreError
+from newsextract.stores import PendingRequest, StateStoreError, state_path
 
 logger = logging.getLogger(__name__)
 
@@ -66,9 +87,6 @@ T = TypeVar("T")
 #: busy reactor does not let it lapse); only a dead process, or a Redis unreachable for this
 #: long, loses it. Its open requests wait this long before another worker recovers them.
 WORKER_LEASE_DEFAULT = 30.0
-#: Pauses between the attempts of a call whose connection failed: 4 attempts over 5 s. A
-#: Redis restarted by systemd on the same machine answers again within about a second.
-RETRY_PAUSES = (0.5, 1.5, 3.0)
 
 _RECORD_HARVEST = """
 local holder = redis.call('HGET', KEYS[2], ARGV[2])
@@ -109,9 +127,10 @@ return 0
 """
 
 # An owner is "WORKER|SESSION". For ARGV[1] (worker) and ARGV[2] (its session): claims every
-# open request of a worker whose lease (ARGV[3] .. worker) has lapsed, and those its own
-# worker name left in an earlier session, and returns their URLs. This session's own are
-# not returned: they are in its hands, or in the shared queue.
+# open request of a worker whose lease (ARGV[3] .. worker) has lapsed (only if ARGV[4] is
+# "1": Redis is steadily up), and those its own worker name left in an earlier session, and
+# returns their URLs. This session's own are not returned: they are in its hands, or in the
+# shared queue.
 _CLAIM_PENDING = """
 local me = ARGV[1] .. '|' .. ARGV[2]
 local owners = redis.call('HGETALL', KEYS[1])
@@ -122,7 +141,7 @@ for i = 1, #owners, 2 do
   if owner ~= me then
     local worker = string.match(owner, '^(.*)|[^|]*$') or owner
     if worker ~= ARGV[1] and alive[worker] == nil then
-      alive[worker] = redis.call('EXISTS', ARGV[3] .. worker) == 1
+      alive[worker] = ARGV[4] ~= '1' or redis.call('EXISTS', ARGV[3] .. worker) == 1
     end
     if worker == ARGV[1] or not alive[worker] then
       redis.call('HSET', KEYS[1], url, me)
@@ -169,7 +188,9 @@ class Heartbeat:
     _lock = threading.Lock()
 
     def __init__(self, url: str, key: str, lease: float) -> None:
-        self.client = connect(url, check=False)  # its own: it outlives the store that made it
+        # Its own client (it outlives the store that made it), trying once a renewal: the
+        # next renewal is the retry, and a failure tells OUTAGES that Redis was lost.
+        self.client = connect(url, check=False, retry=0.0)
         self.key = key
         self.lease = lease
         self.users = 0
@@ -183,7 +204,6 @@ class Heartbeat:
             beat = cls._running.get((url, key))
             if beat is None:
                 beat = cls(url, key, lease)
-                beat.client.set_retry(Retry(NoBackoff(), 0))
                 beat.renew()
                 beat._thread.start()
                 cls._running[(url, key)] = beat
@@ -224,7 +244,7 @@ class RedisStateStore:
         worker: str,
         lease: float = WORKER_LEASE_DEFAULT,
         on_error: Callable[[StateStoreError], None] | None = None,
-        retry_pauses: tuple[float, ...] = RETRY_PAUSES,
+        retry: float = REDIS_RETRY_DEFAULT,
     ) -> None:
         self.url = url
         self.prefix = prefix
@@ -234,14 +254,16 @@ class RedisStateStore:
         self.session = f"{random.getrandbits(48):012x}"
         self.lease = lease
         self.on_error = on_error
-        self.retry_pauses = retry_pauses
+        self.retry = retry
         self._failure: StateStoreError | None = None
         self._closed = False
+        self.journal: Path | None = None  # see record_harvest
+        self._journaled = False
         try:
-            self.client = connect(url)
+            self.client = connect(url, retry=retry)
         except SharedModeError as error:
             raise StateStoreError(f"shared state store: {error}") from None
-        self.client.set_retry(Retry(NoBackoff(), 0))  # the retries are ours: RETRY_PAUSES
+        self._steadiness = Steadiness(lease)
         self._record_harvest = self.client.register_script(_RECORD_HARVEST)
         self._holder_of = self.client.register_script(_HOLDER_OF)
         self._is_harvested = self.client.register_script(_IS_HARVESTED)
@@ -259,7 +281,13 @@ class RedisStateStore:
         if url is None:
             raise StateStoreError(f"shared state store: {REDIS_URL_SETTING} is not set")
         lease = float(settings.get("NEWSEXTRACT_WORKER_LEASE") or WORKER_LEASE_DEFAULT)
-        return cls(url, key_prefix(settings), worker_id(settings), lease, on_error)
+        worker = worker_id(settings)
+        store = cls(url, key_prefix(settings), worker, lease, on_error, retry_budget(settings))
+        path = state_path(settings)
+        if path is not None:
+            store.journal = path.parent / f"unrecorded-{worker}.jsonl"
+            store.record_journal()
+        return store
 
     def __enter__(self) -> RedisStateStore:
         return self
@@ -302,26 +330,24 @@ class RedisStateStore:
     # -- calls ---------------------------------------------------------------------------
 
     def call(self, operation: Callable[[], T]) -> T:
-        """Run one call, trying a dropped connection again; a failure becomes a
+        """Run one call (the client tries a dropped connection again); a failure becomes a
         :class:`StateStoreError` (see the module docstring)."""
         if self._failure is not None:
             raise StateStoreError(str(self._failure))
-        for pause in (*self.retry_pauses, None):
-            try:
-                return operation()
-            except redis.ConnectionError as error:
-                if pause is None:
-                    raise self._fail(error) from error
-                logger.warning("Redis at %s: %s; trying again in %.1f s", self.path, error, pause)
-                time.sleep(pause)
-            except redis.RedisError as error:
-                raise self._fail(error) from error
-        raise AssertionError("unreachable")  # the last pause is None
+        try:
+            return operation()
+        except redis.RedisError as error:
+            raise self._fail(error) from error
+
+    def steady(self) -> bool:
+        """Whether this process has been connected to Redis for a whole lease since it last
+        lost it: only then is a lapsed lease a dead worker (see the module docstring)."""
+        return self._steadiness.steady()
 
     def _fail(self, error: redis.RedisError) -> StateStoreError:
         where = public_url(self.url)
         if isinstance(error, redis.ConnectionError):
-            waited = sum(self.retry_pauses)
+            waited = self.retry
             self._failure = StateStoreError(
                 f"shared state store in Redis at {where} cannot be reached "
                 f"({type(error).__name__}: {error}; tried for {waited:.0f} s): start Redis or "
@@ -361,7 +387,15 @@ class RedisStateStore:
     ) -> str | None:
         """Remember ``url`` with its content hash, unless another URL holds the same text
         (then return that URL and record nothing): one script, so two workers cannot both
-        keep a body."""
+        keep a body. Journaled until Redis has recorded it (see the module docstring)."""
+        self._journal(url, digest, site, fetched_at)
+        original = self._record_harvest_now(url, digest, site, fetched_at)
+        if self._journaled and self.journal is not None:
+            self.journal.write_bytes(b"")  # every earlier entry is recorded too: calls are in turn
+            self._journaled = False
+        return original
+
+    def _record_harvest_now(self, url: str, digest: str, site: str, fetched_at: str) -> str | None:
         keys = [
             self.key("state", "harvested"),
             self.key("state", "digests"),
@@ -369,6 +403,32 @@ class RedisStateStore:
         ]
         info = json.dumps({"site": site, "fetched_at": fetched_at})
         return text(self.call(lambda: self._record_harvest(keys, [url, digest, info])))
+
+    def _journal(self, url: str, digest: str, site: str, fetched_at: str) -> None:
+        """An article a feed holds, until Redis records it. Not synced to disk: it is for a
+        worker killed or stopped, whose writes the system still holds, not for a power cut."""
+        if self.journal is None:
+            return
+        self.journal.parent.mkdir(parents=True, exist_ok=True)
+        line = json.dumps({"url": url, "digest": digest, "site": site, "fetched_at": fetched_at})
+        with self.journal.open("a", encoding="utf-8") as journal:
+            journal.write(line + "\n")
+        self._journaled = True
+
+    def record_journal(self) -> None:
+        """Record what an earlier session of this worker wrote and could not record."""
+        if self.journal is None or not self.journal.exists():
+            return
+        lines = self.journal.read_text(encoding="utf-8").splitlines()
+        for line in lines:
+            with suppress(ValueError):  # a line torn by a kill: that article may come again
+                entry = json.loads(line)
+                self._record_harvest_now(
+                    entry["url"], entry["digest"], entry["site"], entry["fetched_at"]
+                )
+        self.journal.unlink()
+        if lines:
+            logger.info("recorded %d articles this worker wrote before it stopped", len(lines))
 
     # -- id progress ---------------------------------------------------------------------
 
@@ -430,7 +490,8 @@ class RedisStateStore:
         left in an earlier session. Each is handed out once: asked again (a worker idle
         looks for the work of dead ones), a store does not get back what it holds."""
         owners = self.owners_key(crawl)
-        args = [self.worker, self.session, self.lease_key("")]
+        steady = "1" if self.steady() else "0"
+        args = [self.worker, self.session, self.lease_key(""), steady]
         urls = self.call(lambda: self._claim_pending([owners], args))
         if not urls:
             return []
@@ -441,6 +502,13 @@ class RedisStateStore:
             PendingRequest(str(r["url"]), str(r["callback"]), str(r["errback"]), r["value"])
             for r in found
         ]
+
+    def held_by_another(self, crawl: str, url: str) -> bool:
+        """Whether another worker holds ``url``'s open request now: it took it over, and
+        writes the article; this worker must not. (The stores of one worker, such as the
+        spider's and the harvest stage's, are sessions of one name.)"""
+        owner = text(self.call(lambda: self.client.hget(self.owners_key(crawl), url)))
+        return owner is not None and owner.rpartition("|")[0] != self.worker
 
     def is_pending(self, crawl: str, url: str) -> bool:
         """Whether any worker holds ``url`` open in this crawl."""
