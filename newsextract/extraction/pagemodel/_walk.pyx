@@ -343,17 +343,8 @@ def block_list(_Element root not None, hidden, frozenset block_tags not None, bl
                     state.add_inline(node, tag)
                     if tag == "a":
                         state.in_link += 1
-                if node.children is not NULL:
-                    parent = node
-                    node = node.children
-                    continue
-                # An empty element's end tag at once.
-                if tag in block_tags:
-                    state.close(owners[depth], depth, hiding[depth])
-                    depth -= 1
-                else:
-                    state.end_inline(tag)
-                node = node.next
+                parent = node  # into its children; an empty element's end tag comes next
+                node = node.children
                 continue
             if node.type == tree.XML_ENTITY_REF_NODE:  # lxml reads "&name;" as its text
                 state.tags.append("")
