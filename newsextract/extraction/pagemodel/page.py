@@ -322,26 +322,19 @@ def _append_text(target: etree._Element, text: str) -> None:
     if last is None:
         set_text(target, (target.text or "") + text)
     else:
-        set_tail(last, (last.tail or "") + text)
+        set_text(last, (last.tail or "") + text, "tail")
 
 
-def set_text(element: etree._Element, text: str) -> None:
-    """``element.text = text``; characters XML forbids become spaces, as before parsing.
+def set_text(element: etree._Element, text: str, where: str = "text") -> None:
+    """``element.text = text`` (``where="tail"``: its tail); characters XML forbids become
+    spaces, as before parsing.
 
     libxml2 keeps the control characters that character references name ("&#12;") in the
     text it parses, and lxml refuses to store them again once a tail is moved."""
     try:
-        element.text = text
+        setattr(element, where, text)
     except ValueError:
-        element.text = _XML_ILLEGAL.sub(" ", text)
-
-
-def set_tail(element: etree._Element, text: str) -> None:
-    """``element.tail = text``, as :func:`set_text` stores a text."""
-    try:
-        element.tail = text
-    except ValueError:
-        element.tail = _XML_ILLEGAL.sub(" ", text)
+        setattr(element, where, _XML_ILLEGAL.sub(" ", text))
 
 
 def _parse_once(html: str, source: bytes | None = None) -> tuple[etree._Element | None, bool]:
@@ -583,7 +576,7 @@ def drop_element(element: etree._Element) -> None:
     if element.tail:
         previous = element.getprevious()
         if previous is not None:
-            set_tail(previous, (previous.tail or "") + element.tail)
+            set_text(previous, (previous.tail or "") + element.tail, "tail")
         else:
             set_text(parent, (parent.text or "") + element.tail)
     parent.remove(element)
