@@ -25,6 +25,7 @@ MODULES = (
     "newsextract/extraction/pagemodel/_text",
     "newsextract/extraction/evidence/_trees",
     "newsextract/extraction/evidence/_names",
+    "newsextract/extraction/evidence/_layout",
 )
 EXTENSIONS = [
     Extension(

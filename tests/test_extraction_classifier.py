@@ -25,7 +25,6 @@ from newsextract.extraction.evidence.features import (
     CONTAINER_MIN_CHARS_DEFAULT,
     feature_names,
     layout_features,
-    window_sum,
 )
 from newsextract.extraction.pagemodel import blocktable
 from newsextract.extraction.pagemodel.blocktable import read_blocks
@@ -199,15 +198,6 @@ def test_deep_nesting_stays_bounded() -> None:
     page = parse_page(html)
     result = classify_blocks(page)
     assert all(0 <= i < len(page.blocks) for i in result.kept)
-
-
-def test_window_sum() -> None:
-    assert list(window_sum(np.array([1.0, 2.0, 3.0, 4.0]), 1)) == [3, 6, 9, 7]
-    rows = np.random.default_rng(3).normal(size=(2, 40))
-    both = window_sum(rows, 8)
-    assert np.array_equal(both[0], window_sum(rows[0], 8))
-    assert np.array_equal(both[1], window_sum(rows[1], 8))
-    assert list(window_sum(np.array([5.0]), 3)) == [5]
 
 
 def test_boosting_learns_a_threshold_and_round_trips_through_json() -> None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from functools import cached_property, lru_cache
+from functools import cache, cached_property, lru_cache
 from importlib import resources
 from itertools import repeat
 from typing import Any
@@ -23,10 +23,20 @@ import numpy as np
 from newsextract.exceptions import ExtractionError
 from newsextract.extraction.evidence.boosting import TreeEnsemble, sigmoid
 from newsextract.extraction.evidence.context import context_feature_names, context_features
-from newsextract.extraction.evidence.features import feature_names, layout_columns
+from newsextract.extraction.evidence.features import (
+    LOG_FEATURES,
+    feature_names,
+    fill_layout_features,
+    log_columns,
+    take_logs,
+)
 from newsextract.extraction.evidence.method import MethodResult
 from newsextract.extraction.evidence.stopwords import NO_STOP_WORDS, StopWords
-from newsextract.extraction.evidence.wording import WORDING_FEATURE_NAMES, wording_features
+from newsextract.extraction.evidence.wording import (
+    WORDING_FEATURE_NAMES,
+    WORDING_LOG_FEATURES,
+    fill_wording_features,
+)
 from newsextract.extraction.pagemodel.blocktable import OWN_TAGS, BlockTable, read_blocks
 from newsextract.extraction.pagemodel.compiled import fold_text
 from newsextract.extraction.pagemodel.page import Page
@@ -222,6 +232,7 @@ def combine_posteriors(
     return weighted
 
 
+@cache
 def first_stage_feature_names() -> tuple[str, ...]:
     """Columns of :func:`first_stage_features`: layout, then wording."""
     return feature_names() + WORDING_FEATURE_NAMES
@@ -231,7 +242,17 @@ def first_stage_features(
     table: BlockTable, names: dict[str, float], stops: StopWords
 ) -> np.ndarray:
     """The layout classifier's input: the block's place in the page and how it is worded."""
-    return np.hstack([*layout_columns(table, names), wording_features(table, stops)])
+    layout_width = len(feature_names())
+    out = np.empty((len(table.chars), layout_width + len(WORDING_FEATURE_NAMES)))
+    fill_layout_features(table, names, out)
+    fill_wording_features(table, stops, out, layout_width)
+    take_logs(out, _FIRST_STAGE_LOG_COLUMNS)
+    return out
+
+
+_FIRST_STAGE_LOG_COLUMNS = log_columns(
+    first_stage_feature_names(), LOG_FEATURES | WORDING_LOG_FEATURES
+)
 
 
 def block_evidence(page: Page, model: ClassifierModel | None = None) -> BlockEvidence:

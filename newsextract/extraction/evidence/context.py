@@ -7,15 +7,19 @@ included.
 
 from __future__ import annotations
 
+from functools import cache
+
 import numpy as np
 
-from newsextract.extraction.evidence.features import shift, window_sum
+from newsextract.extraction.evidence._layout import fill_context
+from newsextract.extraction.evidence.features import log_columns, take_logs
 from newsextract.extraction.pagemodel.blocktable import BlockTable
 
 #: Ancestor levels whose content mass becomes a context feature (the top-down step).
 CONTEXT_LEVELS_DEFAULT = (1, 2, 3, 5, 8)
 
 
+@cache
 def context_feature_names() -> tuple[str, ...]:
     """Column names of :func:`context_features`."""
     names = ["logit", "nb-2_p", "nb-1_p", "nb1_p", "nb2_p", "win3_p", "win8_p"]
@@ -31,72 +35,38 @@ def context_features(table: BlockTable, p: np.ndarray, title: np.ndarray) -> np.
 
     This is the top-down part of method E done on the DOM: each enclosing element is judged
     by the content mass (posterior times characters) of its subtree, and a block inside the
-    element holding most of the page's content mass gets that as evidence.
+    element holding most of the page's content mass gets that as evidence; readability's
+    vote picks that element (the most mass, discounted by its noise). Filled in C
+    (``_layout``), value for value as the numpy code it replaced.
     """
     n = len(p)
+    out = np.zeros((n, len(context_feature_names())))
     if n == 0:
-        return np.zeros((0, len(context_feature_names())))
+        return out
+    p = np.ascontiguousarray(p, dtype=np.float64)
     chars = np.maximum(table.chars, 1.0)
     mass = p * chars
     total_mass = max(float(mass.sum()), 1e-9)
-    logit = np.log(np.clip(p, 1e-4, 1 - 1e-4) / np.clip(1 - p, 1e-4, 1))
-    columns = [logit] + [shift(p, k) for k in (-2, -1, 1, 2)]
-    both = np.stack([mass, chars])
-    columns += [_window_mean(both, 3), _window_mean(both, 8)]
-    element_mass, element_chars = _element_totals(table, mass, chars)
-    width = table.ancestors.shape[1]
-    # Every level at once: (blocks, levels) arrays, one column pair a level.
-    enclosing = table.ancestors[:, [min(level, width - 1) for level in CONTEXT_LEVELS_DEFAULT]]
-    here = enclosing >= 0
-    pick = np.where(here, enclosing, 0)
-    picked_mass = element_mass[pick]
-    mean_p = np.where(here, picked_mass / element_chars[pick], p[:, None])
-    share = np.where(here, picked_mass / total_mass, 1.0)
-    for level in range(len(CONTEXT_LEVELS_DEFAULT)):
-        columns += [mean_p[:, level], share[:, level]]
-    columns += _best_container(table, element_mass, element_chars, total_mass)
-    columns += [_inside_span(p), np.full(n, p.max()), np.full(n, np.log1p(total_mass))]
-    after = np.cumsum(title) > 0
-    columns += [title.astype(float), after.astype(float), np.log1p(table.chars)]
-    columns.append(table.link_chars / chars)
-    return np.column_stack(columns)
+    fill_context(
+        p,
+        mass,
+        chars,
+        table.chars,
+        table.link_chars,
+        np.ascontiguousarray(title, dtype=np.float64),
+        table.ancestors,
+        table.levels,
+        len(table.element_flags),
+        _CONTEXT_LEVELS,
+        total_mass,
+        float(np.log1p(total_mass)),
+        out,
+    )
+    out[:, _LOGIT] = np.log(out[:, _LOGIT])  # the odds, clipped, become the logit
+    take_logs(out, _LOG_COLUMNS)
+    return out
 
 
-def _window_mean(mass_and_chars: np.ndarray, half: int) -> np.ndarray:
-    mass, chars = window_sum(mass_and_chars, half)
-    mean: np.ndarray = mass / chars
-    return mean
-
-
-def _element_totals(
-    table: BlockTable, mass: np.ndarray, chars: np.ndarray
-) -> tuple[np.ndarray, np.ndarray]:
-    anc = table.chains()
-    valid = anc >= 0
-    rows = np.repeat(np.arange(len(anc)), valid.sum(axis=1))
-    ids = anc[valid]
-    size = max(len(table.element_flags), 1)
-    element_mass = np.bincount(ids, mass[rows], minlength=size)
-    element_chars = np.maximum(np.bincount(ids, chars[rows], minlength=size), 1.0)
-    return element_mass, element_chars
-
-
-def _best_container(
-    table: BlockTable, element_mass: np.ndarray, element_chars: np.ndarray, total_mass: float
-) -> list[np.ndarray]:
-    """Readability's vote: the element with the most content mass, discounted by its noise."""
-    n = len(table.chars)
-    score = element_mass**2 / element_chars
-    best = int(np.argmax(score))
-    inside = (table.chains() == best).any(axis=1).astype(float)
-    purity = element_mass[best] / element_chars[best]
-    return [inside, np.full(n, element_mass[best] / total_mass), np.full(n, purity)]
-
-
-def _inside_span(p: np.ndarray) -> np.ndarray:
-    """1 between the first and the last block the first stage is confident about."""
-    sure = np.flatnonzero(p >= 0.5)
-    span = np.zeros(len(p))
-    if len(sure):
-        span[sure[0] : sure[-1] + 1] = 1.0
-    return span
+_CONTEXT_LEVELS = np.array(CONTEXT_LEVELS_DEFAULT, dtype=np.int64)
+_LOGIT = [context_feature_names().index("logit")]
+_LOG_COLUMNS = log_columns(context_feature_names(), frozenset({"log_chars"}))

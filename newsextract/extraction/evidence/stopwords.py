@@ -86,14 +86,26 @@ class StopWords:
         >>> stops.languages[stops.page_language(["the", "cat", "der"], [3, 4, 1], 8).index]
         'en'
         """
+        return self.language_of(self.rows(words), np.asarray(counts, dtype=np.float64), total)
+
+    def rows(self, words: Sequence[str]) -> np.ndarray:
+        """Each word's row of the membership table (the last, empty one: no list has it)."""
+        unknown = len(self._word_index)
+        return np.fromiter(map(self._word_index.get, words, repeat(unknown)), np.intp, len(words))
+
+    def language_of(self, rows: np.ndarray, counts: np.ndarray, total: int) -> PageLanguage:
+        """:meth:`page_language` of words given by their :meth:`rows`."""
         if not total or not self.lists:
             return _NO_LANGUAGE
-        unknown = len(self._word_index)
-        rows = np.fromiter(map(self._word_index.get, words, repeat(unknown)), np.intp, len(words))
-        per_language = np.asarray(counts, dtype=np.float64) @ self._membership[rows]
+        per_language = counts @ self._membership[rows]  # whole numbers: exact in any order
         best = int(np.argmax(per_language))
         share = float(per_language[best]) / total
         return PageLanguage(best, share) if share >= MIN_LANGUAGE_SHARE_DEFAULT else _NO_LANGUAGE
+
+    def listed(self, rows: np.ndarray, language: PageLanguage) -> np.ndarray:
+        """For the words given by their :meth:`rows`: whether ``language``'s list has them."""
+        flags: np.ndarray = self._membership[rows, language.index] > 0
+        return flags
 
     def to_json(self) -> dict[str, list[str]]:
         return {name: list(self.lists[name]) for name in self.languages}

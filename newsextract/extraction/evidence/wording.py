@@ -12,7 +12,8 @@ import re
 
 import numpy as np
 
-from newsextract.extraction.evidence.features import window_sum
+from newsextract.extraction.evidence._layout import fill_wording
+from newsextract.extraction.evidence.features import log_columns, take_logs
 from newsextract.extraction.evidence.stopwords import (
     MIN_RUNNING_TOKENS_DEFAULT,
     OWN_COMMON_MIN_BLOCKS_DEFAULT,
@@ -50,26 +51,42 @@ WORDING_FEATURE_NAMES = (
 )
 
 
+#: Columns written as ratios whose ``log1p`` is the feature (features.take_logs).
+WORDING_LOG_FEATURES = frozenset({"log_token_chars", "log_words_per_sentence"})
+
+
 def wording_features(table: BlockTable, stops: StopWords) -> np.ndarray:
     """One row a block, columns as :data:`WORDING_FEATURE_NAMES`."""
+    out = np.zeros((len(table.chars), len(WORDING_FEATURE_NAMES)))
+    fill_wording_features(table, stops, out, 0)
+    take_logs(out, log_columns(WORDING_FEATURE_NAMES, WORDING_LOG_FEATURES))
+    return out
+
+
+def fill_wording_features(table: BlockTable, stops: StopWords, out: np.ndarray, first: int) -> None:
+    """Write the wording features into ``out`` from column ``first`` (those of
+    :data:`WORDING_LOG_FEATURES` before their logarithm); zeros on a page without words.
+    The page's language and its own common words are found here, the columns in C."""
     n = len(table.chars)
-    columns = np.zeros((n, len(WORDING_FEATURE_NAMES)))
     if n == 0 or not table.tokens:
-        return columns
-    sizes = np.bincount(table.token_block, minlength=n).astype(float)
+        out[:, first : first + len(WORDING_FEATURE_NAMES)] = 0.0
+        return
+    sizes = np.bincount(table.token_block, minlength=n)
     ids, vocabulary = table.word_ids
     running = sizes[table.token_block] >= MIN_RUNNING_TOKENS_DEFAULT
     stop_flags, share = _stop_flags(stops, vocabulary, ids, running)
     own_flags = _own_common_flags(ids, table.token_block, running, len(vocabulary), n)
-    for column, flags in ((0, stop_flags), (3, own_flags)):
-        hits = np.bincount(table.token_block, flags.astype(float), minlength=n)
-        columns[:, column] = hits / np.maximum(sizes, 1.0)
-        window_hits, window_sizes = window_sum(np.stack([hits, sizes]), WINDOW_HALF_DEFAULT)
-        columns[:, column + 1] = window_hits / np.maximum(window_sizes, 1.0)
-    columns[:, 2] = share
-    columns[:, 5] = np.log1p(table.token_chars / np.maximum(sizes, 1.0))
-    columns[:, 6] = np.log1p(table.words / np.maximum(table.counts[:, 1], 1.0))
-    return columns
+    fill_wording(
+        table.token_block,
+        stop_flags.view(np.uint8),
+        own_flags.view(np.uint8),
+        share,
+        table.token_chars,
+        table.words,
+        table.counts,
+        out,
+        first,
+    )
 
 
 def _stop_flags(
@@ -78,15 +95,13 @@ def _stop_flags(
     """Which tokens are stop words of the page's language, and that language's share of the
     running text (0 when no list fits)."""
     counts = np.bincount(ids[running], minlength=len(vocabulary))
+    rows = stops.rows(vocabulary)
     seen = np.flatnonzero(counts)
-    language = stops.page_language(
-        [vocabulary[i] for i in seen.tolist()], counts[seen].tolist(), int(counts.sum())
-    )
+    language = stops.language_of(rows[seen], counts[seen].astype(np.float64), int(counts.sum()))
     if language.index < 0:
         return np.zeros(len(ids), dtype=bool), 0.0
-    words = stops.sets[language.index]
-    known = np.fromiter(map(words.__contains__, vocabulary), bool, len(vocabulary))
-    return known[ids], language.share
+    flags: np.ndarray = stops.listed(rows, language)[ids]
+    return flags, language.share
 
 
 def _own_common_flags(
