@@ -15,12 +15,12 @@ import json
 from dataclasses import dataclass
 from functools import cache, cached_property, lru_cache
 from importlib import resources
-from itertools import repeat
 from typing import Any
 
 import numpy as np
 
 from newsextract.exceptions import ExtractionError
+from newsextract.extraction.evidence._names import word_values
 from newsextract.extraction.evidence.boosting import TreeEnsemble, sigmoid
 from newsextract.extraction.evidence.context import context_feature_names, context_features
 from newsextract.extraction.evidence.features import (
@@ -38,7 +38,7 @@ from newsextract.extraction.evidence.wording import (
     fill_wording_features,
 )
 from newsextract.extraction.pagemodel.blocktable import OWN_TAGS, BlockTable, read_blocks
-from newsextract.extraction.pagemodel.compiled import fold_text
+from newsextract.extraction.pagemodel.compiled import fold_text, headline_matches
 from newsextract.extraction.pagemodel.page import Page
 
 MODEL_FILE = "classifier.json"
@@ -84,9 +84,8 @@ class LanguageModel:
         """Each token's log-odds, NaN for tokens the model does not know (each distinct word
         looked up once)."""
         ids, vocabulary = table.word_ids
-        values = np.fromiter(
-            map(self.log_odds.get, vocabulary, repeat(np.nan)), float, len(vocabulary)
-        )
+        values = np.empty(len(vocabulary))
+        word_values(vocabulary, self.log_odds, np.nan, values)
         by_token: np.ndarray = values[ids]
         return by_token
 
@@ -278,34 +277,35 @@ def classify_blocks(page: Page, model: ClassifierModel | None = None) -> MethodR
 
 
 def title_blocks(page: Page, table: BlockTable | None = None) -> np.ndarray:
-    """1 for blocks whose text is the page's headline (og:title, <title> or an h1).
+    """1 for blocks whose text is the page's headline (og:title, <title> or an h1), folded:
+    equal to a candidate, or inside one and long enough.
 
     Only h1 blocks and blocks no longer than the longest candidate (plus a margin) can
     match; ``table`` (the page's block table) finds them without a pass over every block.
     """
-    blocks = page.blocks
-    flags = np.zeros(len(blocks))
-    candidates = headline_texts(page)
+    candidates = frozenset(headline_texts(page))
     longest = max(map(len, candidates), default=0)
     if table is None:
         table = read_blocks(page)
-    lengths = table.chars
-    maybe = (table.tags == _H1) | ((lengths > 0) & (lengths <= longest + 20))
-    folds: dict[str, str] = {}  # menus and teasers repeat their texts
-    for index in np.flatnonzero(maybe).tolist():
-        text = blocks[index].text
-        folded = folds.get(text)
-        if folded is None:
-            folded = folds[text] = fold_text(text)
-        if not folded or len(folded) > 300:
-            continue
-        if (
-            blocks[index].tag == "h1"
-            or folded in candidates
-            or (len(folded) > 15 and any(folded in c for c in candidates))
-        ):
-            flags[index] = 1.0
+    flags = np.zeros(len(table.chars))
+    h1 = table.tags == _H1
+    maybe = h1 | ((table.chars > 0) & (table.chars <= longest + 20))
+    headline_matches(
+        table.texts,
+        np.flatnonzero(maybe),
+        h1.view(np.uint8),
+        candidates,
+        MIN_INSIDE_HEADLINE_DEFAULT,
+        MAX_HEADLINE_DEFAULT,
+        flags,
+    )
     return flags
+
+
+#: A block's folded text inside the headline counts when longer than this ...
+MIN_INSIDE_HEADLINE_DEFAULT = 15
+#: ... and no folded text longer than this is a headline.
+MAX_HEADLINE_DEFAULT = 300
 
 
 def headline_texts(page: Page) -> set[str]:

@@ -17,9 +17,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
-from itertools import chain, repeat
+from itertools import chain
 
 import numpy as np
+
+from newsextract.extraction.evidence._names import word_rows
 
 #: Blocks with fewer tokens than this are left out when the page's language is chosen and
 #: its own common words are counted (menus would otherwise vote).
@@ -90,8 +92,9 @@ class StopWords:
 
     def rows(self, words: Sequence[str]) -> np.ndarray:
         """Each word's row of the membership table (the last, empty one: no list has it)."""
-        unknown = len(self._word_index)
-        return np.fromiter(map(self._word_index.get, words, repeat(unknown)), np.intp, len(words))
+        rows = np.empty(len(words), dtype=np.intp)
+        word_rows(tuple(words), self._word_index, len(self._word_index), rows)
+        return rows
 
     def language_of(self, rows: np.ndarray, counts: np.ndarray, total: int) -> PageLanguage:
         """:meth:`page_language` of words given by their :meth:`rows`."""

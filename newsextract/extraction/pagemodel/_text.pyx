@@ -228,7 +228,7 @@ cdef extern from "Python.h":
     int PyUnicode_4BYTE_KIND
 
 
-def fold_text(str text not None) -> str:
+cpdef str fold_text(str text):
     """Lower-cased words joined by single spaces: what ``" ".join(re.findall(r"\\w+",
     text.lower()))`` gives (a word character is alphanumeric or "_", as ``re`` reads
     ``\\w``), in one pass.
@@ -260,3 +260,38 @@ def fold_text(str text not None) -> str:
         return PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, folded, length)
     finally:
         free(folded)
+
+
+def headline_matches(
+    tuple texts not None,
+    const Py_ssize_t[::1] indexes not None,
+    const unsigned char[::1] always not None,
+    frozenset headlines not None,
+    Py_ssize_t min_inside,
+    Py_ssize_t max_folded,
+    double[::1] out not None,
+) -> None:
+    """Set ``out[i]`` to 1 for the texts of ``indexes`` whose folded text is one of
+    ``headlines``, or is inside one of them and longer than ``min_inside``, or (``always``)
+    is simply not empty; a folded text longer than ``max_folded`` never matches. Each
+    distinct text is folded once (menus and teasers repeat theirs)."""
+    cdef dict folds = {}
+    cdef Py_ssize_t k, index
+    cdef str text, folded, headline
+    cdef bint found
+    for k in range(indexes.shape[0]):
+        index = indexes[k]
+        text = <str>texts[index]
+        folded = folds.get(text)
+        if folded is None:
+            folded = folds[text] = fold_text(text)
+        if not folded or len(folded) > max_folded:
+            continue
+        found = always[index] or folded in headlines
+        if not found and len(folded) > min_inside:
+            for headline in headlines:
+                if folded in headline:
+                    found = True
+                    break
+        if found:
+            out[index] = 1.0

@@ -112,6 +112,7 @@ class BlockTable:
     token_block: np.ndarray  # the block each token belongs to
     levels: int  # columns of ``ancestors`` that hold any element (the others are all -1)
     token_chars: np.ndarray  # characters of each block's tokens
+    texts: tuple[str, ...]  # each block's text
 
     def chains(self) -> np.ndarray:
         """``ancestors`` cut after its first column of padding in every row: a count, a maximum
@@ -202,6 +203,7 @@ def read_blocks(page: Page, max_ancestors: int = MAX_ANCESTORS_DEFAULT) -> Block
         token_block,
         min(tree.depth, max_ancestors),
         token_chars,
+        texts,
     )
 
 
