@@ -4,11 +4,17 @@ from __future__ import annotations
 
 import re
 
+import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
 from reference_blocks import normalise_text as reference_normalise
 
-from newsextract.extraction.pagemodel.compiled import fold_text, normalise_text, upper_case_table
+from newsextract.extraction.pagemodel.compiled import (
+    fold_text,
+    normalise_text,
+    token_table,
+    upper_case_table,
+)
 
 _WORDS = re.compile(r"\w+")
 
@@ -34,6 +40,41 @@ def test_fold_text_of_nothing_and_of_no_words() -> None:
     assert fold_text("") == ""
     assert fold_text(" -- !! ") == ""
     assert fold_text("İstanbul_2017 ÉTÉ") == folded_by_re("İstanbul_2017 ÉTÉ")
+
+
+_CJK_RANGES = (
+    (0x3040, 0x30FF),
+    (0x3400, 0x4DBF),
+    (0x4E00, 0x9FFF),
+    (0xAC00, 0xD7AF),
+    (0xF900, 0xFAFF),
+)
+
+
+def tokens_by_str(text: str) -> list[str]:
+    """The block table's words as ``str`` reads them: runs of letters (alphanumeric, not
+    decimal digits), and each character of the CJK ranges a word of its own."""
+    out: list[str] = []
+    run = ""
+    for char in text:
+        cjk = any(low <= ord(char) <= high for low, high in _CJK_RANGES)
+        if not cjk and char.isalnum() and not char.isdecimal():
+            run += char
+            continue
+        out += [run] if run else []
+        out += [char] if cjk else []
+        run = ""
+    return out + [run] if run else out
+
+
+def test_token_table_reads_every_character_as_str_does() -> None:
+    for code in range(1, 0x110000):
+        if 0xD800 <= code < 0xE000:
+            continue
+        text = f"a{chr(code)}b {chr(code)}"
+        sizes, token_chars = np.zeros(1, dtype=np.int64), np.zeros(1)
+        assert list(token_table(text, sizes, token_chars)) == tokens_by_str(text), hex(code)
+        assert sizes[0] == len(tokens_by_str(text))
 
 
 def test_upper_case_table_is_str_isupper() -> None:

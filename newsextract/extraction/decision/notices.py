@@ -49,6 +49,25 @@ def is_rights_notice(text: str, words: float) -> bool:
     >>> is_rights_notice("This copy is for your personal, non-commercial use only.", 9)
     True
     """
+    if words > USE_NOTICE_MAX_WORDS or (text.isascii() and not _has_ascii_key(text.lower())):
+        return False
     if words <= NOTICE_MAX_WORDS and _NOTICE.search(text) is not None:
         return True
-    return words <= USE_NOTICE_MAX_WORDS and _USE_NOTICE.search(text) is not None
+    return _USE_NOTICE.search(text) is not None
+
+
+#: What an ASCII text holds, lower-cased, when either pattern matches it (the others of their
+#: words are not ASCII): most blocks are ruled out without a regex scan of every position.
+_ASCII_KEYS = (
+    "copyright",
+    "(c)",
+    "all rights reserved",
+    "alle rechte vorbehalten",
+    "todos los derechos reservados",
+    "tutti i diritti riservati",
+    "commercial use",
+)
+
+
+def _has_ascii_key(lowered: str) -> bool:
+    return any(key in lowered for key in _ASCII_KEYS)

@@ -146,6 +146,8 @@ cdef enum:
 
 cdef inline int token_kind(Py_UCS4 code) noexcept:
     """What the word pattern makes of a character (features._token_kind)."""
+    if code < 128:  # ASCII, most text: its letters, as the Unicode tables say
+        return LETTER if 97 <= (<unsigned int>code | 32) <= 122 else NOT_TOKEN
     if (
         0x3040 <= code <= 0x30FF
         or 0x3400 <= code <= 0x4DBF
