@@ -59,7 +59,7 @@ NAME_CACHE_SIZE_DEFAULT = 20_000
 def _in_sidebars(page: Page, blocks: tuple[int, ...]) -> np.ndarray:
     """Per block of ``blocks``: whether its element or one above it is named as a sidebar
     (not ``<html>`` nor ``<body>``, whose names are the page's layout)."""
-    named = Inherited(_names_sidebar, PAGE_TAGS)
+    named = Inherited(_names_sidebar, PAGE_TAGS, (b"class", b"id"))
     return np.array([named(page.blocks[i].element) > 0 for i in blocks], dtype=bool)
 
 

@@ -49,7 +49,7 @@ def dialog_kinds() -> Inherited:
     """For one page: CONSENT when an element lies in a consent banner, DIALOG in another
     modal dialog, else 0. The page's ``<body>`` and ``<html>`` are never either: some sites
     name the body after their consent state."""
-    return Inherited(_own_kind, PAGE_TAGS)
+    return Inherited(_own_kind, PAGE_TAGS, (b"id", b"class", b"role", b"aria-modal"), _DIALOG_TAGS)
 
 
 def _own_kind(element: etree._Element) -> int:
@@ -65,10 +65,13 @@ def _names_consent(name: str) -> bool:
     return _CONSENT.search(name) is not None
 
 
+_DIALOG_TAGS = frozenset({"dialog"})
+
+
 def is_dialog(element: etree._Element) -> bool:
     """A modal dialog by its tag or its ARIA attributes."""
     return (
-        element.tag == "dialog"
+        element.tag in _DIALOG_TAGS
         or element.get("role") in _DIALOG_ROLES
         or element.get("aria-modal") == "true"
     )

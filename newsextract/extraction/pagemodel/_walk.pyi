@@ -28,10 +28,15 @@ def element_tree(
 class Inherited:
     """Flags of an element or-ed with those of every ancestor, up to (not including) the
     first element whose tag is in ``stop``; memoised by node: one a page, on a tree that
-    does not change meanwhile."""
+    does not change meanwhile. With ``reads`` (the attributes ``own`` reads), an element with
+    none of them and a tag not in ``tags`` is judged 0 without calling ``own``."""
 
     def __init__(
-        self, own: Callable[[etree._Element], int], stop: frozenset[str] = ...
+        self,
+        own: Callable[[etree._Element], int],
+        stop: frozenset[str] = ...,
+        reads: tuple[bytes, ...] = ...,
+        tags: frozenset[str] = ...,
     ) -> None: ...
     def __call__(self, element: etree._Element) -> int: ...
 

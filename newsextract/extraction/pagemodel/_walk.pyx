@@ -547,16 +547,23 @@ cdef long long _judge(tree.xmlNode* node, names_of, dict name_cache, TagNames na
 cdef class Inherited:
     """Flags of an element or-ed with those of every ancestor, up to (not including) the
     first element whose tag is in ``stop``; memoised by node, so use one a page, and only
-    while its tree does not change. ``own`` judges one element, once."""
+    while its tree does not change. ``own`` judges one element, once. With ``reads`` (the
+    attributes ``own`` reads), an element that has none of them and whose tag is not in
+    ``tags`` is judged 0 without a call: most elements of a page, for the cost of a look at
+    its attributes in C."""
 
     cdef object own
     cdef frozenset stop
+    cdef tuple reads
+    cdef frozenset tags
     cdef NodeIds memo
     cdef TagNames names
 
-    def __init__(self, own, frozenset stop=frozenset()):
+    def __init__(self, own, frozenset stop=frozenset(), tuple reads=(), frozenset tags=frozenset()):
         self.own = own
         self.stop = stop
+        self.reads = reads
+        self.tags = tags
         self.names = TagNames()
         ids_init(&self.memo, 256)
 
@@ -586,11 +593,23 @@ cdef class Inherited:
                 flags = known
             while size > 0:
                 size -= 1
-                flags |= self.own(cetree.elementFactory(element._doc, path[size]))
+                if self.judged(path[size]):
+                    flags |= self.own(cetree.elementFactory(element._doc, path[size]))
                 ids_put(&self.memo, <size_t>path[size], flags)
             return flags
         finally:
             free(path)
+
+    cdef bint judged(self, tree.xmlNode* node) except -1:
+        """Whether ``own`` must judge the element (else its own flags are 0)."""
+        if not self.reads or self.names.of(node) in self.tags:
+            return True
+        if node.properties is NULL:
+            return False
+        for name in self.reads:
+            if has_attribute(node, <bytes>name):
+                return True
+        return False
 
 
 cdef bint has_attribute(tree.xmlNode* node, const char* name) noexcept:
