@@ -4,8 +4,10 @@ Every page (a development page mutated: bytes flipped, cut, tags inserted, splic
 page generated from a small grammar, sometimes in a legacy encoding) goes through
 parse -> clean -> the compiled walk, and the blocks must equal the reference walk's, field by
 field, on the whole tree and on a few subtrees; a share of the pages also goes through
-``parse_page`` and ``extract_article``. Page ``i`` comes from its own seeded generator, so
-``--start i --pages 1`` replays it alone. Exit status 1 on any mismatch or crash.
+``parse_page`` and ``extract_article``, and its compiled features are compared with the
+numpy code they replaced (tests/reference_features.py), byte for byte. Page ``i`` comes from
+its own seeded generator, so ``--start i --pages 1`` replays it alone. Exit status 1 on any
+mismatch or crash.
 
 Under AddressSanitizer, in a copy of the repository of its own (the ASan build would
 otherwise replace the normal one), with CPython itself not instrumented::
@@ -34,12 +36,28 @@ sys.path[:0] = [str(REPO_ROOT), str(REPO_ROOT / "tests")]
 from devdata import SHARED_DATA  # noqa: E402
 from lxml import etree  # noqa: E402
 from reference_blocks import first_difference, reference_split_blocks  # noqa: E402
+from reference_features import (  # noqa: E402
+    reference_context_features,
+    reference_first_stage_features,
+)
 
 from newsextract.evaluation.dataset import read_manifest  # noqa: E402
 from newsextract.exceptions import NewsExtractError  # noqa: E402
+from newsextract.extraction.evidence.classifier import (  # noqa: E402
+    default_model,
+    first_stage_features,
+    title_blocks,
+)
+from newsextract.extraction.evidence.context import context_features  # noqa: E402
 from newsextract.extraction.pagemodel import _walk  # noqa: E402
 from newsextract.extraction.pagemodel.blocks import split_blocks  # noqa: E402
-from newsextract.extraction.pagemodel.page import clean_tree, parse_html, parse_page  # noqa: E402
+from newsextract.extraction.pagemodel.blocktable import read_blocks  # noqa: E402
+from newsextract.extraction.pagemodel.page import (  # noqa: E402
+    Page,
+    clean_tree,
+    parse_html,
+    parse_page,
+)
 from newsextract.extraction.record.article import extract_article  # noqa: E402
 
 #: Sets whose pages are mutated: English news, Chinese in GB encodings, and broken markup.
@@ -197,6 +215,26 @@ def compare(root: etree._Element, hidden: set[etree._Element] | None) -> str | N
     return difference
 
 
+def compare_features(page: Page) -> str | None:
+    """Which of method E's compiled matrices differs from the numpy reference, or None."""
+    model = default_model()
+    table = read_blocks(page)
+    first = first_stage_features(table, model.names, model.stop_words)
+    if (
+        first.tobytes()
+        != reference_first_stage_features(table, model.names, model.stop_words).tobytes()
+    ):
+        return "first stage"
+    p = model.layout.predict(first)
+    title = title_blocks(page, table)
+    if (
+        context_features(table, p, title).tobytes()
+        != reference_context_features(table, p, title).tobytes()
+    ):
+        return "context"
+    return None
+
+
 def check_page(
     index: int, body: bytes, content_type: str | None, extract: bool, tally: Tally
 ) -> None:
@@ -211,7 +249,11 @@ def check_page(
         walk_both(index, parsed.root, hidden, tally)
         if extract:
             stage = "parse_page+extract_article"
-            extract_article(parse_page(body, "http://example.org/fuzz", content_type))
+            page = parse_page(body, "http://example.org/fuzz", content_type)
+            difference = compare_features(page)
+            if difference is not None:
+                tally.mismatches.append(f"page {index} features: {difference}")
+            extract_article(page)
     except NewsExtractError:
         tally.rejected += 1
     except Exception as error:  # a finding: count it, keep its replay index, go on
