@@ -1,5 +1,5 @@
 from collections.abc import Callable, Collection
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import numpy as np
 from lxml import etree
@@ -13,6 +13,15 @@ def block_list(
     block_class: type[T],
 ) -> list[T]: ...
 def normalise_text(text: str) -> str: ...
+def block_columns(
+    blocks: tuple[Any, ...],
+    tag_index: dict[str, int],
+    other_tag: int,
+    tags: np.ndarray,
+    link_chars: np.ndarray,
+    inline_tags: np.ndarray,
+    images: np.ndarray,
+) -> tuple[tuple[str, ...], list[etree._Element], list[bool]]: ...
 def element_tree(
     block_elements: list[etree._Element],
     hidden: list[bool],

@@ -365,6 +365,35 @@ def block_list(_Element root not None, hidden, frozenset block_tags not None, bl
         free(hiding)
 
 
+def block_columns(
+    tuple blocks not None,
+    dict tag_index not None,
+    long long other_tag,
+    long long[::1] tags not None,
+    double[::1] link_chars not None,
+    double[::1] inline_tags not None,
+    double[::1] images not None,
+) -> tuple:
+    """What the block table reads of each block, in one pass: fills each block's tag index
+    (``other_tag`` for tags not in ``tag_index``), link characters, inline tags and images;
+    returns (texts, elements, hidden) as a tuple and two lists."""
+    cdef Py_ssize_t n = len(blocks), i
+    cdef list texts = [None] * n, elements = [None] * n, hidden = [None] * n
+    cdef tuple inline
+    for i in range(n):
+        block = blocks[i]
+        texts[i] = block.text
+        elements[i] = block.element
+        hidden[i] = block.hidden
+        found = tag_index.get(block.tag)
+        tags[i] = other_tag if found is None else <long long>found
+        link_chars[i] = block.link_chars
+        inline = <tuple>block.inline_tags
+        inline_tags[i] = len(inline)
+        images[i] = inline.count("img")
+    return tuple(texts), elements, hidden
+
+
 cdef void* _grow(void* data, size_t size) except NULL:
     cdef void* grown = realloc(data, size)
     if grown is NULL:

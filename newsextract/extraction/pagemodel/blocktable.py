@@ -11,8 +11,6 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
-from itertools import repeat
-from operator import attrgetter
 
 import numpy as np
 from lxml import etree
@@ -20,6 +18,7 @@ from lxml import etree
 from newsextract.extraction.pagemodel.blocks import PAGE_TAGS
 from newsextract.extraction.pagemodel.compiled import (
     PROPERTY_BITS,
+    block_columns,
     element_tree,
     fill_text_counts,
     token_table,
@@ -173,21 +172,20 @@ ELEMENT_FLAG_NAMES = (
 
 
 def read_blocks(page: Page, max_ancestors: int = MAX_ANCESTORS_DEFAULT) -> BlockTable:
-    """One pass over the blocks for tags and ancestor chains; text counts are vectorised."""
+    """One compiled pass over the blocks for their fields, one up their elements for the
+    ancestor chains, and the text counts over all texts at once."""
     n = len(page.blocks)
-    # One pass over the blocks (a page's blocks are cold in the cache after parsing).
-    fields = list(zip(*map(_BLOCK_FIELDS, page.blocks), strict=True)) or [()] * 6
-    texts, elements, tag_names, link_chars, inline_tags, hidden = fields
-    tags = np.fromiter(map(_TAG_INDEX.get, tag_names, repeat(len(OWN_TAGS))), np.int64, n)
+    tags = np.empty(n, dtype=np.int64)
+    link, inline_tags, images = np.empty(n), np.empty(n), np.empty(n)
+    texts, elements, hidden = block_columns(
+        tuple(page.blocks), _TAG_INDEX, len(OWN_TAGS), tags, link, inline_tags, images
+    )
     tree = _element_tree(elements, hidden)
     ancestors = _ancestor_matrix(tree.own, tree.parent, max_ancestors, tree.depth)
-    link = np.fromiter(link_chars, float, n)
     joined = "\x00".join(texts)  # NUL never occurs in block text
     lowered = joined.lower()  # lower-casing is as at a text's end next to a NUL
     chars, words, counts = _text_counts(texts, joined, lowered)
-    # Plain lists, one column each: a numpy row assignment per block costs a microsecond.
-    counts[:, 10] = list(map(len, inline_tags))
-    counts[:, 11] = list(map(tuple.count, inline_tags, repeat("img")))
+    counts[:, 10], counts[:, 11] = inline_tags, images
     tokens, token_block, token_chars = _token_table(lowered, n)
     return BlockTable(
         chars,
@@ -205,9 +203,6 @@ def read_blocks(page: Page, max_ancestors: int = MAX_ANCESTORS_DEFAULT) -> Block
         token_chars,
         texts,
     )
-
-
-_BLOCK_FIELDS = attrgetter("text", "element", "tag", "link_chars", "inline_tags", "hidden")
 
 
 def _token_table(lowered: str, n: int) -> tuple[tuple[str, ...], np.ndarray, np.ndarray]:

@@ -14,6 +14,7 @@ try:
     )
     from newsextract.extraction.pagemodel._walk import (
         Inherited,
+        block_columns,
         block_list,
         cleaning_candidates,
         element_tree,
@@ -30,6 +31,7 @@ except ImportError as error:  # pragma: no cover - a checkout that was never bui
 __all__ = [
     "PROPERTY_BITS",
     "Inherited",
+    "block_columns",
     "block_list",
     "cleaning_candidates",
     "element_tree",
