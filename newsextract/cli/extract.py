@@ -4,7 +4,6 @@ JSON (:mod:`newsextract.records`: the fields of a crawl's records)."""
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import zlib
 from pathlib import Path
@@ -12,7 +11,6 @@ from pathlib import Path
 from newsextract.evaluation.dataset import read_page_file
 from newsextract.exceptions import NewsExtractError, failure_reason
 from newsextract.extraction import extract_article, parse_page
-from newsextract.records import article_record
 
 DESCRIPTION = """\
 Extract the article of one saved page (.html or .html.gz) and print its main text, one
@@ -51,6 +49,10 @@ def run(args: argparse.Namespace) -> int:
         print(f"newsextract extract: {args.page}: {failure_reason(error)}", file=sys.stderr)
         return 1
     if args.json:
+        import json
+
+        from newsextract.records import article_record  # the record's fields: only for --json
+
         record = article_record(article, args.url)
         print(json.dumps(record, ensure_ascii=False, indent=2))
     elif article.body:
