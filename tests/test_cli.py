@@ -4,6 +4,7 @@ reader that goes away (``| head``)."""
 from __future__ import annotations
 
 import argparse
+import gc
 import re
 import subprocess
 import sys
@@ -93,3 +94,18 @@ def test_the_errors_doctests_pass() -> None:
 
     failures, tried = doctest.testmod(newsextract.exceptions)
     assert tried > 0 and failures == 0
+
+
+def test_the_command_s_own_process_freezes_what_importing_the_command_made(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    missing = str(tmp_path / "missing.html")
+    frozen = gc.get_freeze_count()
+    assert main(["extract", missing]) == 2  # a caller's process: left as it is
+    assert gc.get_freeze_count() == frozen
+    monkeypatch.setattr(sys, "argv", ["newsextract", "extract", missing])
+    try:
+        assert main() == 2
+        assert gc.isenabled() and gc.get_freeze_count() > frozen
+    finally:
+        gc.unfreeze()

@@ -10,11 +10,13 @@ markup removed.
 from __future__ import annotations
 
 import argparse
+import gc
 import importlib
 import os
 import re
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 
 DESCRIPTION = """\
 Extract news articles from saved pages, score extraction against gold text, learn and apply
@@ -126,7 +128,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     arguments = list(sys.argv[1:] if argv is None else argv)
     command = next((arg for arg in arguments if not arg.startswith("-")), None)
     try:
-        parser = build_parser(command)
+        with _start_up(own_process=argv is None):
+            parser = build_parser(command)
         if not arguments:
             parser.print_help()
             return 0
@@ -139,6 +142,24 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"newsextract {command or ''}: interrupted".replace(" :", ":"), file=sys.stderr)
         return EXIT_INTERRUPTED
     return code
+
+
+@contextmanager
+def _start_up(own_process: bool) -> Iterator[None]:
+    """Importing a command makes objects that live as long as the process (modules, classes,
+    numpy's and lxml's too). In a process of the command's own, the cyclic collector is kept
+    off while they are made and then never walks them again, at exit neither (``gc.freeze``):
+    8 ms of a one-page ``extract``'s 0.16 s. A caller's process (``argv`` given) is left as
+    it is."""
+    if not own_process or not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.freeze()
+        gc.enable()
 
 
 def _reader_went_away() -> int:
