@@ -4,11 +4,11 @@ JSON (:mod:`newsextract.records`: the fields of a crawl's records)."""
 from __future__ import annotations
 
 import argparse
+import gzip
 import sys
 import zlib
 from pathlib import Path
 
-from newsextract.evaluation.dataset import read_page_file
 from newsextract.exceptions import NewsExtractError, failure_reason
 from newsextract.extraction import extract_article, parse_page
 
@@ -39,7 +39,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     try:
-        body = read_page_file(args.page)
+        body = args.page.read_bytes()  # as apply reads it: evaluation.dataset costs 1 ms to import
+        body = gzip.decompress(body) if args.page.suffix == ".gz" else body
     except (OSError, EOFError, zlib.error) as error:
         print(f"newsextract extract: cannot read {args.page}: {error}", file=sys.stderr)
         return 2
