@@ -54,6 +54,21 @@ def test_examples_stand_on_their_own_lines(name: str) -> None:
     assert all(line.startswith("  ") and f"newsextract {name} " in line for line in examples)
 
 
+@pytest.mark.parametrize("name", list(COMMANDS))
+def test_a_command_parsed_alone_is_parsed_as_among_the_others(name: str) -> None:
+    alone = build_parser(name, alone=True)
+    subparsers = next(a for a in alone._actions if isinstance(a, argparse._SubParsersAction))
+    assert list(subparsers.choices) == [name]
+    assert subparsers.choices[name].format_help() == command_parser(name).format_help()
+
+
+def test_help_before_a_command_lists_every_command(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main(["-h", "extract"])
+    printed = capsys.readouterr().out
+    assert all(f"    {name} " in printed for name in COMMANDS)
+
+
 def test_version(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as stop:
         main(["--version"])
