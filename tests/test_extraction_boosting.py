@@ -84,3 +84,20 @@ def test_trees_sharing_their_tests_predict_exactly_the_trees() -> None:
     )
     x = np.round(rng.normal(size=(200, 5)))  # many rows sit on a threshold
     assert np.array_equal(shared.logit(x), naive_logit(shared, x))
+
+
+@pytest.mark.parametrize(("trees", "depth"), [(0, 3), (5, 4)])
+def test_arrays_give_the_same_ensemble(trees: int, depth: int) -> None:
+    ensemble = random_ensemble(np.random.default_rng(trees), trees, depth, width=6)
+    again = TreeEnsemble.from_arrays(ensemble.to_arrays("trees"), "trees")
+    assert (again.base, again.depth) == (ensemble.base, ensemble.depth)
+    for name in ("features", "thresholds", "leaves"):
+        mine, theirs = getattr(again, name), getattr(ensemble, name)
+        assert mine.dtype == theirs.dtype and np.array_equal(mine, theirs)
+
+
+def test_arrays_of_the_wrong_shape_are_refused() -> None:
+    arrays = random_ensemble(np.random.default_rng(2), 4, 3, width=6).to_arrays("trees")
+    arrays["trees.leaves"] = arrays["trees.leaves"][:, :4]
+    with pytest.raises(ValueError, match="depth 3"):
+        TreeEnsemble.from_arrays(arrays, "trees")

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
+import shutil
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -13,12 +17,19 @@ from hypothesis import strategies as st
 from newsextract.extraction.evidence import classifier, features
 from newsextract.extraction.evidence.boosting import BoostingConfig, TreeEnsemble, fit_trees
 from newsextract.extraction.evidence.classifier import (
+    MODEL_ARRAYS_FILE,
+    MODEL_FILE,
     ClassifierModel,
+    LanguageModel,
     classify_blocks,
     combine_posteriors,
     default_model,
     first_stage_feature_names,
+    model_arrays,
+    pack_arrays,
+    read_model,
     title_blocks,
+    unpack_arrays,
 )
 from newsextract.extraction.evidence.context import context_feature_names, context_features
 from newsextract.extraction.evidence.features import (
@@ -26,6 +37,7 @@ from newsextract.extraction.evidence.features import (
     feature_names,
     layout_features,
 )
+from newsextract.extraction.evidence.stopwords import NO_STOP_WORDS, StopWords
 from newsextract.extraction.pagemodel import blocktable
 from newsextract.extraction.pagemodel.blocktable import read_blocks
 from newsextract.extraction.pagemodel.page import parse_page
@@ -257,6 +269,133 @@ def test_shipped_model_loads_and_is_small() -> None:
     assert 0.0 < model.threshold < 1.0
     assert len(json.dumps(model.to_json())) < 2_000_000
     assert default_model() is model  # loaded once
+
+
+MODELS = Path(classifier.__file__).parent / "models"
+#: ``newsextract train --install`` writes the JSON and its arrays; this rewrites the arrays alone.
+REWRITE_ARRAYS = (
+    "the shipped arrays are not the shipped JSON's; rewrite them: python3 -c \"from pathlib import"
+    " Path; from newsextract.extraction.evidence import classifier as c; d = Path(c.__file__)"
+    ".parent / 'models'; (d / c.MODEL_ARRAYS_FILE).write_bytes(c.model_arrays((d / c.MODEL_FILE)"
+    ".read_text('utf-8')))\""
+)
+
+
+def _same(mine: Any, theirs: Any) -> bool:
+    """Equal to the last bit and of the same types, NaN included."""
+    if isinstance(mine, np.ndarray):
+        return (
+            mine.dtype == theirs.dtype
+            and mine.shape == theirs.shape
+            and mine.tobytes() == theirs.tobytes()
+        )
+    if dataclasses.is_dataclass(mine):
+        names = [field.name for field in dataclasses.fields(mine)]
+        return type(mine) is type(theirs) and all(
+            _same(getattr(mine, name), getattr(theirs, name)) for name in names
+        )
+    if isinstance(mine, dict | tuple):
+        keys = list(mine) if isinstance(mine, dict) else range(len(mine))
+        return (
+            type(mine) is type(theirs)
+            and len(mine) == len(theirs)
+            and (not isinstance(mine, dict) or list(mine) == list(theirs))
+            and all(_same(mine[key], theirs[key]) for key in keys)
+        )
+    if isinstance(mine, float) and mine != mine:
+        return isinstance(theirs, float) and theirs != theirs
+    return type(mine) is type(theirs) and bool(mine == theirs)
+
+
+def test_the_shipped_arrays_are_the_shipped_json() -> None:
+    shipped = unpack_arrays((MODELS / MODEL_ARRAYS_FILE).read_bytes())
+    expected = unpack_arrays(model_arrays((MODELS / MODEL_FILE).read_text(encoding="utf-8")))
+    assert shipped.keys() == expected.keys(), REWRITE_ARRAYS
+    assert all(_same(shipped[name], expected[name]) for name in shipped), REWRITE_ARRAYS
+
+
+def test_the_arrays_read_as_the_json_to_the_last_bit() -> None:
+    text = (MODELS / MODEL_FILE).read_text(encoding="utf-8")
+    from_json = ClassifierModel.from_json(json.loads(text))
+    assert _same(ClassifierModel.from_arrays(unpack_arrays(model_arrays(text))), from_json)
+    assert _same(default_model(), from_json)
+    assert model_arrays(text) == model_arrays(text)  # the same bytes every time
+
+
+def test_stop_lists_read_as_numbers_find_the_languages_the_lists_find() -> None:
+    numbered = default_model().stop_words  # from the arrays: word index and table given
+    listed = StopWords(dict(numbered.lists))  # both made from the lists
+    rng = np.random.default_rng(4)
+    right = 0
+    for language in numbered.languages:
+        words = [*numbered.lists[language][:40], "unknownword", "zzz"]
+        words += [str(w) for w in rng.choice(numbered.lists["English"], 10)]
+        counts = rng.integers(1, 9, len(words)).tolist()
+        found = numbered.page_language(words, counts, sum(counts) + 50)
+        assert found == listed.page_language(words, counts, sum(counts) + 50)
+        right += numbered.languages[found.index] == language
+    assert right > 0.8 * len(numbered.languages)
+
+
+@pytest.mark.parametrize("values", [[1.0, -2.5], [1.0, float("nan")], []])
+def test_a_language_model_from_arrays_knows_its_nan_as_one_from_a_dict(values: list[float]) -> None:
+    words = ["ferry", "storm"][: len(values)]
+    read = LanguageModel.from_arrays(words, np.array(values), (0.0, 1.0, 0.0, 0.0))
+    built = LanguageModel(dict(zip(words, values, strict=True)), (0.0, 1.0, 0.0, 0.0))
+    assert read._has_nan is LanguageModel._has_nan.func(built)
+    assert _same(read, built)
+
+
+def test_stop_lists_numbered_wrongly_are_refused() -> None:
+    numbers, sizes = np.array([0, 1, 0]), [2, 1]
+    assert StopWords.numbered(["de", "en"], ["der", "the"], numbers, sizes).lists == {
+        "de": ("der", "the"),
+        "en": ("der",),
+    }
+    with pytest.raises(ValueError, match="numbered twice"):
+        StopWords.numbered(["de", "en"], ["der", "der"], numbers, sizes)
+    with pytest.raises(ValueError, match="out of order"):
+        StopWords.numbered(["en", "de"], ["der", "the"], numbers, sizes)
+
+
+def test_arrays_not_made_from_the_json_are_not_read(tmp_path: Path) -> None:
+    shutil.copy(MODELS / MODEL_FILE, tmp_path / MODEL_FILE)
+    stale = ClassifierModel.from_json(json.loads((MODELS / MODEL_FILE).read_text("utf-8")))
+    stale = dataclasses.replace(stale, threshold=0.25)
+    text = json.dumps(stale.to_json(), separators=(",", ":"), ensure_ascii=False)
+    (tmp_path / MODEL_ARRAYS_FILE).write_bytes(model_arrays(text))
+    with pytest.warns(UserWarning, match="not made from"):
+        assert read_model(tmp_path).threshold == default_model().threshold
+    (tmp_path / MODEL_ARRAYS_FILE).unlink()
+    with pytest.warns(UserWarning, match="missing"):
+        assert read_model(tmp_path).threshold == default_model().threshold
+
+
+def test_a_model_without_stop_lists_round_trips_through_arrays() -> None:
+    model = dataclasses.replace(default_model(), stop_words=NO_STOP_WORDS)
+    assert _same(ClassifierModel.from_arrays(unpack_arrays(pack_arrays(model.to_arrays()))), model)
+
+
+def test_packed_arrays_come_back_the_same_writable_and_aligned() -> None:
+    arrays = {
+        "scalar": np.array(3.5),
+        "empty": np.zeros((0, 4), dtype=np.int64),
+        "text": np.frombuffer("f\u00e9rry\n".encode(), dtype=np.uint8),
+        "ints": np.arange(5, dtype=np.int32),
+        "floats": np.array([[1.0, np.inf], [np.nan, -0.0]]),
+        "last": np.zeros(0),
+    }
+    again = unpack_arrays(pack_arrays(arrays))
+    assert list(again) == list(arrays)
+    for name, array in arrays.items():
+        assert _same(again[name], array), name
+        assert again[name].flags.writeable and again[name].flags.aligned
+
+
+def test_a_word_with_a_line_break_is_refused_in_arrays() -> None:
+    model = dataclasses.replace(default_model(), names={"two\nlines": 1.0})
+    with pytest.raises(ValueError, match="line break"):
+        model.to_arrays()
 
 
 def test_model_with_other_features_is_refused() -> None:

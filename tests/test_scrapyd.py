@@ -259,6 +259,7 @@ def test_scrapyd_runs_a_deployed_crawl(
     with zipfile.ZipFile(scrapyd.eggs_dir / PROJECT / f"{VERSION}.egg") as egg:
         names = set(egg.namelist())
         assert "newsextract/extraction/evidence/models/classifier.json" in names
+        assert "newsextract/extraction/evidence/models/classifier.arrays" in names
         assert "newsextract/demo/site/index.html" in names
         bundled = {p.name for p in (REPO_ROOT / PROJECT / "sites" / "profiles").glob("*.toml")}
         assert {f"newsextract/sites/profiles/{name}" for name in bundled} <= names

@@ -14,7 +14,11 @@ from newsextract.cli import main
 from newsextract.cli import train as command
 from newsextract.evaluation.gold import Gold
 from newsextract.extraction.evidence.boosting import BoostingConfig
-from newsextract.extraction.evidence.classifier import ClassifierModel, first_stage_feature_names
+from newsextract.extraction.evidence.classifier import (
+    ClassifierModel,
+    first_stage_feature_names,
+    model_arrays,
+)
 from newsextract.extraction.pagemodel.blocktable import BlockTable
 from newsextract.training import fit
 from newsextract.training.folds import site_folds
@@ -120,6 +124,8 @@ def test_train_command_is_reproducible(tmp_path: Path, monkeypatch: pytest.Monke
         argv = ["train", "--data", str(tmp_path / "data"), "--sets", "tiny", "--out", str(out)]
         assert main(argv) == 0
     assert outputs[0].read_bytes() == outputs[1].read_bytes()
+    arrays = [out.with_suffix(".arrays").read_bytes() for out in outputs]
+    assert arrays[0] == arrays[1] == model_arrays(outputs[0].read_text(encoding="utf-8"))
     model = ClassifierModel.from_json(json.loads(outputs[0].read_text()))
     assert model.feature_names == first_stage_feature_names()
     assert "English" in model.stop_words.languages and "German" in model.stop_words.languages
@@ -127,6 +133,15 @@ def test_train_command_is_reproducible(tmp_path: Path, monkeypatch: pytest.Monke
 
 def test_train_command_refuses_missing_sets(tmp_path: Path) -> None:
     assert main(["train", "--data", str(tmp_path), "--sets", "nothing"]) == 2
+
+
+def test_train_command_refuses_to_write_the_json_where_its_arrays_go(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _tiny_set(tmp_path / "data" / "tiny", 2)
+    argv = ["train", "--data", str(tmp_path / "data"), "--sets", "tiny"]
+    assert main([*argv, "--out", str(tmp_path / "model.arrays")]) == 2
+    assert "--out names the JSON" in capsys.readouterr().err
 
 
 def test_holdout_prints_the_generalisation_table_and_writes_no_model(
@@ -181,8 +196,9 @@ def test_train_writes_to_out_and_leaves_the_shipped_model_alone(
     assert f"wrote {Path('classifier.json')}" in capsys.readouterr().out
     assert main([*argv, "--install"]) == 0
     assert shipped.read_bytes() == written.read_bytes()
+    assert shipped.with_suffix(".arrays").read_bytes() == (work / "classifier.arrays").read_bytes()
     assert "installed" in capsys.readouterr().out
-    assert not list(shipped.parent.glob(".classifier.json.*"))  # no temporary file left
+    assert not list(shipped.parent.glob(".classifier.*"))  # no temporary file left
 
 
 def test_install_is_refused_where_no_model_is_written(

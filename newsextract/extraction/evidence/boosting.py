@@ -7,6 +7,7 @@ table. Prediction is compiled (``_trees``): a row's leaf in a tree is ``depth`` 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
@@ -88,11 +89,36 @@ class TreeEnsemble:
             thresholds=np.asarray(thresholds, dtype=float),
             leaves=np.asarray(data["leaves"], dtype=float),
         )
-        trees = len(ensemble.leaves)
-        shapes = (ensemble.features.shape, ensemble.thresholds.shape, ensemble.leaves.shape)
+        ensemble._check_shapes()
+        return ensemble
+
+    def to_arrays(self, name: str) -> dict[str, np.ndarray]:
+        """The ensemble as arrays named ``name.*`` (the model's arrays file, see ``classifier``)."""
+        return {
+            f"{name}.base": np.array(self.base),
+            f"{name}.depth": np.array(self.depth),
+            f"{name}.features": self.features,
+            f"{name}.thresholds": self.thresholds,
+            f"{name}.leaves": self.leaves,
+        }
+
+    @classmethod
+    def from_arrays(cls, arrays: Mapping[str, np.ndarray], name: str) -> TreeEnsemble:
+        ensemble = cls(
+            base=float(arrays[f"{name}.base"]),
+            depth=int(arrays[f"{name}.depth"]),
+            features=arrays[f"{name}.features"].astype(np.int64, copy=False),
+            thresholds=arrays[f"{name}.thresholds"].astype(float, copy=False),
+            leaves=arrays[f"{name}.leaves"].astype(float, copy=False),
+        )
+        ensemble._check_shapes()
+        return ensemble
+
+    def _check_shapes(self) -> None:
+        trees, depth = len(self.leaves), self.depth
+        shapes = (self.features.shape, self.thresholds.shape, self.leaves.shape)
         if trees and shapes != ((trees, depth), (trees, depth), (trees, 2**depth)):
             raise ValueError(f"tree arrays have shapes {shapes}, not those of depth {depth}")
-        return ensemble
 
 
 def _finite(value: float) -> float | None:
