@@ -54,9 +54,11 @@ NOISE_TAGS = (
     "input",
     "head",
 )
-_BINARY_CONTROL = re.compile(r"[\x00-\x08\x0e-\x1f]")
+# The patterns of rare pages (binary, with characters XML forbids, with overlong tags or
+# nested too deep) are strings: re compiles each at its first use, not every process at import.
+_BINARY_CONTROL = r"[\x00-\x08\x0e-\x1f]"
 _XML_ILLEGAL_CHARS = tuple(map(chr, [*range(0, 9), 11, 12, *range(14, 32), 0xFFFE, 0xFFFF]))
-_XML_ILLEGAL = re.compile(f"[{re.escape(''.join(_XML_ILLEGAL_CHARS))}]")
+_XML_ILLEGAL = f"[{re.escape(''.join(_XML_ILLEGAL_CHARS))}]"
 
 
 @dataclass(frozen=True)
@@ -155,7 +157,7 @@ def parse_html(
         if tags > max_elements:
             raise PageTooComplexError("tags", tags, max_elements)
     if _has_illegal_chars(html, forbidden):
-        html, source = _XML_ILLEGAL.sub(" ", html), None
+        html, source = re.sub(_XML_ILLEGAL, " ", html), None
     if len(html) > MAX_TAG_CHARS_DEFAULT:
         shortened = drop_overlong_attributes(html)
         if shortened is not html:
@@ -205,7 +207,7 @@ def _looks_binary(html: str, forbidden: bytes | None = None) -> bool:
         return False
     if not sample.strip():
         return False
-    odd = sample.count("\ufffd") + len(_BINARY_CONTROL.findall(sample))
+    odd = sample.count("\ufffd") + len(re.findall(_BINARY_CONTROL, sample))
     return odd > 0.1 * len(sample)
 
 
@@ -213,7 +215,7 @@ def _looks_binary(html: str, forbidden: bytes | None = None) -> bool:
 #: attribute against all earlier ones (100,000 attributes take half a minute) and stops
 #: at attribute values over 10 MB, losing the rest of the page. Real tags are under 5 kB.
 MAX_TAG_CHARS_DEFAULT = 20_000
-_OVERLONG_TAG = re.compile(rf"<([A-Za-z][^\s/<>]*)[^<>]{{{MAX_TAG_CHARS_DEFAULT},}}")
+_OVERLONG_TAG = rf"<([A-Za-z][^\s/<>]*)[^<>]{{{MAX_TAG_CHARS_DEFAULT},}}"
 
 
 def drop_overlong_attributes(html: str) -> str:
@@ -224,7 +226,7 @@ def drop_overlong_attributes(html: str) -> str:
     """
     if not has_long_tag(html, MAX_TAG_CHARS_DEFAULT):
         return html
-    return _OVERLONG_TAG.sub(r"<\1", html)
+    return re.sub(_OVERLONG_TAG, r"<\1", html)
 
 
 def has_long_tag(html: str, length: int) -> bool:
@@ -334,7 +336,7 @@ def set_text(element: etree._Element, text: str, where: str = "text") -> None:
     try:
         setattr(element, where, text)
     except ValueError:
-        setattr(element, where, _XML_ILLEGAL.sub(" ", text))
+        setattr(element, where, re.sub(_XML_ILLEGAL, " ", text))
 
 
 def _parse_once(html: str, source: bytes | None = None) -> tuple[etree._Element | None, bool]:
@@ -364,7 +366,7 @@ def _parse_once(html: str, source: bytes | None = None) -> tuple[etree._Element 
 #: Nesting kept when a page is deeper than libxml2 parses (it stops at 256 levels and the
 #: rest of the page is lost); deeper start and end tags are dropped, their text kept.
 MAX_NESTING_DEFAULT = 200
-_TAG = re.compile(r"<(/?)([A-Za-z][^\s/>]*)[^>]*?(/?)>")
+_TAG = r"<(/?)([A-Za-z][^\s/>]*)[^>]*?(/?)>"
 _VOID_TAGS = frozenset(
     [
         "area",
@@ -396,7 +398,7 @@ def flatten_nesting(html: str, max_nesting: int = MAX_NESTING_DEFAULT) -> str:
     open_tags: list[tuple[str, bool]] = []  # (name, dropped)
     pieces: list[str] = []
     position = 0
-    for match in _TAG.finditer(html):
+    for match in re.finditer(_TAG, html):
         closing, name, self_closing = match.group(1), match.group(2).lower(), match.group(3)
         drop = False
         if closing:
