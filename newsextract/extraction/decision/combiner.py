@@ -89,11 +89,11 @@ TEASER_LIST_MIN_ITEMS = 3
 TEASER_SUMMARY_MAX_CHARS = 300
 #: A short body on a page whose title says "not found" is an error page's message.
 NOT_FOUND_MAX_CHARS_DEFAULT = 300
-_NOT_FOUND = re.compile(
+# (A string: re compiles it for the first short body, not every process at import.)
+_NOT_FOUND = (
     r"\b404\b|not found|page (?:does not|doesn't|cannot|can't|could not) (?:exist|be found)"
     r"|no longer (?:available|exists)|\u898b\u3064\u304b\u308a\u307e\u305b\u3093"
-    r"|\u9875\u9762\u4e0d\u5b58\u5728|\u627e\u4e0d\u5230",
-    re.I,
+    r"|\u9875\u9762\u4e0d\u5b58\u5728|\u627e\u4e0d\u5230"
 )
 
 
@@ -368,4 +368,4 @@ def is_error_page(page: Page, kept: tuple[int, ...]) -> bool:
     """The title, a heading or the kept text says the page was not found."""
     texts = [page.structured.title] + [page.blocks[i].text for i in kept]
     texts += [block.text for block in page.blocks if block.tag in ("h1", "h2")][:3]
-    return any(_NOT_FOUND.search(text) for text in texts)
+    return any(re.search(_NOT_FOUND, text, re.I) for text in texts)
