@@ -15,6 +15,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from newsextract.extraction.evidence import classifier, features
+from newsextract.extraction.evidence.arrayfile import pack_arrays, unpack_arrays
 from newsextract.extraction.evidence.boosting import BoostingConfig, TreeEnsemble, fit_trees
 from newsextract.extraction.evidence.classifier import (
     MODEL_ARRAYS_FILE,
@@ -26,10 +27,8 @@ from newsextract.extraction.evidence.classifier import (
     default_model,
     first_stage_feature_names,
     model_arrays,
-    pack_arrays,
     read_model,
     title_blocks,
-    unpack_arrays,
 )
 from newsextract.extraction.evidence.context import context_feature_names, context_features
 from newsextract.extraction.evidence.features import (

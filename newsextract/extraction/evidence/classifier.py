@@ -13,10 +13,9 @@ same weights as arrays beside it, which extraction reads (:func:`read_model`).
 from __future__ import annotations
 
 import json
-import math
 import warnings
 import zlib
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache, cached_property, lru_cache
 from importlib import resources
@@ -27,6 +26,12 @@ import numpy as np
 
 from newsextract.exceptions import ExtractionError
 from newsextract.extraction.evidence._names import word_values
+from newsextract.extraction.evidence.arrayfile import (
+    pack_arrays,
+    text_array,
+    text_words,
+    unpack_arrays,
+)
 from newsextract.extraction.evidence.boosting import TreeEnsemble, sigmoid
 from newsextract.extraction.evidence.context import context_feature_names, context_features
 from newsextract.extraction.evidence.features import (
@@ -48,7 +53,7 @@ from newsextract.extraction.pagemodel.compiled import fold_text, headline_matche
 from newsextract.extraction.pagemodel.page import Page
 
 MODEL_FILE = "classifier.json"
-#: The same model as arrays (:func:`pack_arrays`), written beside the JSON by ``newsextract
+#: The same model as arrays (:mod:`.arrayfile`), written beside the JSON by ``newsextract
 #: train``. Read from them, the model and the tables its first page needs cost 68 M
 #: instructions (callgrind), against 157 M from the JSON: a tenth of a one-page ``extract``.
 MODEL_ARRAYS_FILE = "classifier.arrays"
@@ -171,20 +176,20 @@ class ClassifierModel:
         words, numbers, sizes = self.stop_words.numbering()
         return {
             "format": np.array(MODEL_FORMAT),
-            "feature_names": _text_array(self.feature_names),
-            "context_names": _text_array(self.context_names),
+            "feature_names": text_array(self.feature_names),
+            "context_names": text_array(self.context_names),
             **self.layout.to_arrays("layout"),
-            "language.words": _text_array(self.language.log_odds),
+            "language.words": text_array(self.language.log_odds),
             "language.log_odds": np.array(list(self.language.log_odds.values()), dtype=float),
             "language.weights": np.array(self.language.weights, dtype=float),
-            "names.words": _text_array(self.names),
+            "names.words": text_array(self.names),
             "names.log_odds": np.array(list(self.names.values()), dtype=float),
-            "combination": _text_array([self.combination]),
+            "combination": text_array([self.combination]),
             "layout_weight": np.array(self.layout_weight, dtype=float),
             **self.context.to_arrays("context"),
             "threshold": np.array(self.threshold, dtype=float),
-            "stop_words.languages": _text_array(self.stop_words.languages),
-            "stop_words.words": _text_array(words),
+            "stop_words.languages": text_array(self.stop_words.languages),
+            "stop_words.words": text_array(words),
             "stop_words.numbers": np.array(numbers, dtype=np.int32),
             "stop_words.sizes": np.array(sizes, dtype=np.int64),
         }
@@ -202,22 +207,22 @@ class ClassifierModel:
     @classmethod
     def _read_arrays(cls, arrays: Mapping[str, np.ndarray]) -> ClassifierModel:
         stop_words = StopWords.numbered(
-            _words(arrays["stop_words.languages"]),
-            _words(arrays["stop_words.words"]),
+            text_words(arrays["stop_words.languages"]),
+            text_words(arrays["stop_words.words"]),
             arrays["stop_words.numbers"],
             arrays["stop_words.sizes"].tolist(),
         )
         return cls(
-            feature_names=tuple(_words(arrays["feature_names"])),
-            context_names=tuple(_words(arrays["context_names"])),
+            feature_names=tuple(text_words(arrays["feature_names"])),
+            context_names=tuple(text_words(arrays["context_names"])),
             layout=TreeEnsemble.from_arrays(arrays, "layout"),
             language=LanguageModel.from_arrays(
-                _words(arrays["language.words"]),
+                text_words(arrays["language.words"]),
                 arrays["language.log_odds"],
                 tuple(arrays["language.weights"].tolist()),
             ),
             names=_log_odds(arrays, "names"),
-            combination=_words(arrays["combination"])[0],
+            combination=text_words(arrays["combination"])[0],
             layout_weight=float(arrays["layout_weight"]),
             context=TreeEnsemble.from_arrays(arrays, "context"),
             threshold=float(arrays["threshold"]),
@@ -286,50 +291,9 @@ def model_arrays(text: str) -> bytes:
     return pack_arrays({"source_crc32": crc, **model.to_arrays()})
 
 
-def pack_arrays(arrays: Mapping[str, np.ndarray]) -> bytes:
-    """Named arrays as one line of JSON (each array's dtype, shape and offset) and their
-    bytes, each at an offset that is a multiple of 8. numpy's .npz took 16 M instructions to
-    read the model's 27 arrays (a zip member and a parsed header each); this takes 1 M.
-
-    >>> unpack_arrays(pack_arrays({"a": np.arange(3), "b": np.ones((1, 2))}))["b"].tolist()
-    [[1.0, 1.0]]
-    """
-    header: dict[str, tuple[str, tuple[int, ...], int]] = {}
-    chunks = []
-    offset = 0
-    for name, array in arrays.items():
-        data = np.ascontiguousarray(array).tobytes()
-        header[name] = (array.dtype.str, array.shape, offset)
-        chunks.append(data + bytes(-len(data) % 8))
-        offset += len(chunks[-1])
-    return json.dumps(header, separators=(",", ":")).encode() + b"\n" + b"".join(chunks)
-
-
-def unpack_arrays(data: bytes) -> dict[str, np.ndarray]:
-    """The arrays of :func:`pack_arrays`, writable, in one buffer of their own."""
-    end = data.index(b"\n")
-    buffer = bytearray(memoryview(data)[end + 1 :])
-    return {
-        name: np.frombuffer(buffer, dtype, math.prod(shape), offset).reshape(shape)
-        for name, (dtype, shape, offset) in json.loads(data[:end]).items()
-    }
-
-
-def _text_array(words: Iterable[str]) -> np.ndarray:
-    """Words as one array of UTF-8 bytes, each word ended by a line break."""
-    listed = list(words)
-    if any("\n" in word for word in listed):
-        raise ValueError("a word of the model holds a line break")
-    return np.frombuffer("".join(f"{word}\n" for word in listed).encode(), dtype=np.uint8)
-
-
-def _words(array: np.ndarray) -> list[str]:
-    return array.tobytes().decode().split("\n")[:-1]
-
-
 def _log_odds(arrays: Mapping[str, np.ndarray], name: str) -> dict[str, float]:
     values = arrays[f"{name}.log_odds"].tolist()
-    return dict(zip(_words(arrays[f"{name}.words"]), values, strict=True))
+    return dict(zip(text_words(arrays[f"{name}.words"]), values, strict=True))
 
 
 @dataclass(frozen=True)
