@@ -36,9 +36,9 @@ from newsextract.extraction.pagemodel.page import (
     drop_element,
     is_inside,
     is_noise_element,
+    kept_by_cleaning,
     parse_html,
     read_structured_data,
-    removed_by_cleaning,
 )
 from newsextract.extraction.record.article import Article
 from newsextract.templates.rules import (
@@ -144,8 +144,7 @@ def _lookup(root: etree._Element, version: RuleVersion) -> _Lookup:
         clean_tree(root)
         return _Lookup(version_pivots(root, version), select, select)
     pivots = {
-        pivot: [element for element in found if not removed_by_cleaning(element)]
-        for pivot, found in version_pivots(root, version).items()
+        pivot: kept_by_cleaning(found) for pivot, found in version_pivots(root, version).items()
     }
     return _Lookup(pivots, descend_and_clean, descend_to_field)
 

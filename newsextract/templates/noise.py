@@ -10,6 +10,7 @@ from collections.abc import Sequence
 
 from lxml import etree
 
+from newsextract.extraction.pagemodel.compiled import named_candidates
 from newsextract.extraction.pagemodel.page import Page
 
 #: id/class words of boxes that are not the article (the names readability and boilerpipe
@@ -79,11 +80,21 @@ def is_named_noise(element: etree._Element, pattern: re.Pattern[str] = NOISE_PAT
     if pattern is not NOISE_PATTERN:
         return pattern.search(name) is not None
     verdict = _NAME_VERDICTS.get(name)
-    if verdict is None:
-        if len(_NAME_VERDICTS) >= NAME_CACHE_SIZE_DEFAULT:
-            _NAME_VERDICTS.clear()
-        verdict = _NAME_VERDICTS[name] = pattern.search(name) is not None
+    return _name_verdict(name) if verdict is None else verdict
+
+
+def _name_verdict(name: str) -> bool:
+    """The default pattern's verdict on an "id class" name, kept in the bounded cache."""
+    if len(_NAME_VERDICTS) >= NAME_CACHE_SIZE_DEFAULT:
+        _NAME_VERDICTS.clear()
+    verdict = _NAME_VERDICTS[name] = NOISE_PATTERN.search(name) is not None
     return verdict
+
+
+def named_elements(region: etree._Element) -> list[etree._Element]:
+    """The elements below ``region`` that :func:`is_named_noise` names as noise, in document
+    order, found in one compiled walk (only their "id class" names reach Python)."""
+    return named_candidates(region, NOISE_TAGS_DEFAULT, _NAME_VERDICTS, _name_verdict)
 
 
 def named_noise(

@@ -33,7 +33,7 @@ from newsextract.extraction.pagemodel.blocks import Block, normalise_text
 from newsextract.extraction.pagemodel.compiled import tag_attribute_matches
 from newsextract.extraction.pagemodel.page import Page, StructuredData, is_inside
 from newsextract.extraction.record.article import Article
-from newsextract.templates.noise import MAX_NAMED_SHARE_DEFAULT, is_named_noise
+from newsextract.templates.noise import MAX_NAMED_SHARE_DEFAULT, named_elements
 from newsextract.templates.xpaths import is_rule_xpath
 
 #: Blocks with more link text than this are not body text (method A trial: > 0.5 is noise).
@@ -185,15 +185,19 @@ def select_many(context: etree._Element, expressions: Sequence[str]) -> Found:
         expression: [] if walked else select(context, expression)
         for expression, walked in plan.expressions
     }
-    if plan.absolute:
-        tag_attribute_matches(context.getroottree().getroot(), True, plan.absolute, found)
-    if plan.relative:
-        tag_attribute_matches(context, False, plan.relative, found)
+    if plan.absolute[0]:
+        tag_attribute_matches(context.getroottree().getroot(), True, *plan.absolute, found)
+    if plan.relative[0]:
+        tag_attribute_matches(context, False, *plan.relative, found)
     return found
 
 
-# tag -> ((attribute name or "" for none, attribute value or "" for none -> expressions), ...)
-_Walks = dict[str, tuple[tuple[str, dict[str | None, tuple[str, ...]]], ...]]
+# (tags as UTF-8, and for each tag ((attribute name or b"" for none, ((attribute value or b""
+# for none, expressions), ...)), ...)): the form the compiled walk compares bytes in.
+_Walks = tuple[
+    tuple[bytes, ...],
+    tuple[tuple[tuple[bytes, tuple[tuple[bytes, tuple[str, ...]], ...]], ...], ...],
+]
 
 
 @dataclass(frozen=True)
@@ -210,7 +214,7 @@ class _WalkPlan:
 def _walk_plan(expressions: tuple[str, ...]) -> _WalkPlan:
     walked: dict[str, bool] = {}
     # relative or not -> tag -> attribute name -> value -> expressions
-    wanted: dict[bool, dict[str, dict[str, dict[str | None, list[str]]]]] = {True: {}, False: {}}
+    wanted: dict[bool, dict[str, dict[str, dict[str, list[str]]]]] = {True: {}, False: {}}
     for expression in dict.fromkeys(expressions):
         parts = _simple(expression)
         walked[expression] = parts is not None
@@ -218,17 +222,24 @@ def _walk_plan(expressions: tuple[str, ...]) -> _WalkPlan:
             relative, tag, name, value = parts
             names = wanted[relative].setdefault(tag, {})
             names.setdefault(name, {}).setdefault(value, []).append(expression)
-    absolute, relative_walks = (
-        {
-            tag: tuple(
-                (name, {value: tuple(found) for value, found in values.items()})
-                for name, values in names.items()
-            )
-            for tag, names in wanted[relative].items()
-        }
-        for relative in (False, True)
+    return _WalkPlan(tuple(walked.items()), _walks(wanted[False]), _walks(wanted[True]))
+
+
+def _walks(wanted: dict[str, dict[str, dict[str, list[str]]]]) -> _Walks:
+    tags = tuple(_utf8(tag) for tag in wanted)
+    plans = tuple(
+        tuple(
+            (_utf8(name), tuple((_utf8(value), tuple(found)) for value, found in values.items()))
+            for name, values in names.items()
+        )
+        for names in wanted.values()
     )
-    return _WalkPlan(tuple(walked.items()), absolute, relative_walks)
+    return tags, plans
+
+
+def _utf8(text: str) -> bytes:
+    # "surrogatepass": a lone surrogate (in no parsed page) then matches nothing
+    return text.encode("utf-8", "surrogatepass")
 
 
 def find_region(page: Page, rule: BodyRule) -> etree._Element | None:
@@ -370,8 +381,8 @@ def named_boxes(
     (``by_element``: :func:`element_blocks` of the blocks, worked out if need be)."""
     dropped: set[etree._Element] = set()
     total = -1  # the region's characters, counted at the first named box
-    for element in region.iterdescendants(etree.Element):
-        if element in dropped or not is_named_noise(element):
+    for element in named_elements(region):
+        if element in dropped:
             continue
         if by_element is None:
             by_element = element_blocks(blocks)

@@ -63,6 +63,25 @@ def with_attributes(
 def tag_attribute_matches(
     context: etree._Element,
     include_self: bool,
-    by_tag: dict[str, tuple[tuple[str, dict[str | None, tuple[str, ...]]], ...]],
+    tags: tuple[bytes, ...],
+    plans: tuple[tuple[tuple[bytes, tuple[tuple[bytes, tuple[str, ...]], ...]], ...], ...],
     found: dict[str, list[etree._Element]],
 ) -> None: ...
+def source_counts(source: bytes) -> tuple[int, int, bool]: ...
+def kept_by_cleaning(
+    elements: list[etree._Element],
+    noise_tags: frozenset[str],
+    block_tags: frozenset[str],
+    archive_ids: frozenset[str],
+    hiding: tuple[bytes, ...],
+    is_noise: Callable[[etree._Element], bool],
+) -> list[etree._Element]: ...
+def named_candidates(
+    region: etree._Element,
+    noise_tags: frozenset[str],
+    verdicts: dict[str, bool],
+    judge: Callable[[str], bool],
+) -> list[etree._Element]: ...
+def structured_parts(
+    root: etree._Element, scripts: bool
+) -> tuple[dict[str, str], etree._Element | None, str | None, list[etree._Element]]: ...

@@ -9,7 +9,7 @@ explicit parent links, never recursion, so a page nested 100,000 deep costs no C
 from cpython.bytes cimport PyBytes_FromStringAndSize
 from cpython.unicode cimport PyUnicode_DecodeUTF8
 from libc.stdlib cimport calloc, free, malloc, qsort, realloc
-from libc.string cimport memcpy, strcmp, strlen
+from libc.string cimport memcmp, memcpy, memset, strcmp, strlen
 from lxml.includes cimport etreepublic as cetree
 from lxml.includes cimport tree
 from lxml.includes.etreepublic cimport _Document, _Element
@@ -797,39 +797,231 @@ def with_attributes(_Element root not None, tuple attribute_names not None) -> l
     return found
 
 
-def tag_attribute_matches(_Element context not None, bint include_self, dict by_tag not None,
-                          dict found not None) -> None:
+# The control characters XML forbids, as UTF-8 bytes: in UTF-8 a byte under 0x20 is always
+# that character (page.py's _XML_ILLEGAL_CHARS below the space).
+cdef bint[32] _FORBIDDEN_CONTROL
+for _code in range(32):
+    _FORBIDDEN_CONTROL[_code] = _code not in (9, 10, 13)
+
+
+def source_counts(const unsigned char[::1] source) -> tuple:
+    """In one pass over a page's UTF-8 bytes: its "<" characters, its control characters
+    that XML forbids, and whether it holds U+FFFE or U+FFFF (bytes EF BF BE and EF BF BF)."""
+    cdef Py_ssize_t size = source.shape[0], i, less_than = 0, forbidden = 0
+    cdef bint nonchars = False
+    cdef unsigned char byte
+    with nogil:
+        for i in range(size):
+            byte = source[i]
+            if byte == 60:
+                less_than += 1
+            elif byte < 32:
+                forbidden += _FORBIDDEN_CONTROL[byte]
+            elif byte == 0xEF and i + 2 < size and source[i + 1] == 0xBF:
+                nonchars = nonchars or source[i + 2] == 0xBE or source[i + 2] == 0xBF
+    return less_than, forbidden, nonchars
+
+
+cdef int _cached_index(const char** addresses, int* indexes, const char* name,
+                       list wanted) except -2:
+    """The position of the name in ``wanted`` (UTF-8 bytes), -1 if absent; names are libxml2
+    dictionary strings, looked up once each by address."""
+    cdef size_t slot = ((<size_t>name) >> 3) & 255
+    cdef Py_ssize_t i
+    if addresses[slot] == name:
+        return indexes[slot]
+    indexes[slot] = -1
+    for i in range(len(wanted)):
+        if strcmp(name, <const char*>(<bytes>wanted[i])) == 0:
+            indexes[slot] = i
+            break
+    addresses[slot] = name
+    return indexes[slot]
+
+
+cdef tree.xmlAttr* _find_attribute(tree.xmlNode* node, const char* name) noexcept:
+    """The attribute ``element.get(name)`` reads: the first without a namespace."""
+    cdef tree.xmlAttr* attr = node.properties
+    while attr is not NULL:
+        if attr.ns is NULL and strcmp(<const char*>attr.name, name) == 0:
+            return attr
+        attr = attr.next
+    return NULL
+
+
+cdef bint _value_is(tree.xmlNode* node, tree.xmlAttr* attr, bytes wanted) except -1:
+    """Whether the attribute's value is ``wanted`` (UTF-8), as ``element.get`` reads it."""
+    cdef tree.xmlNode* value = attr.children
+    cdef const char* content
+    if value is not NULL and value.next is NULL and value.type == tree.XML_TEXT_NODE:
+        content = <const char*>value.content
+        return (
+            <Py_ssize_t>strlen(content) == len(wanted)
+            and memcmp(content, <const char*>wanted, len(wanted)) == 0
+        )
+    text = attribute(node, <const char*>attr.name)
+    return text is not None and (<str>text).encode("utf-8", "surrogatepass") == wanted
+
+
+def tag_attribute_matches(_Element context not None, bint include_self, tuple tags not None,
+                          tuple plans not None, dict found not None) -> None:
     """One walk of ``context``'s subtree (itself too when ``include_self``), in document
-    order: an element whose tag is in ``by_tag`` (tag -> ((attribute name or "", value ->
-    expressions), ...)) is added to ``found[expression]`` for each expression its attribute's
-    value (``""`` for a name of ``""``, None when absent) selects. What a walk of
-    ``iter(tag)`` and ``element.get(name)`` for each tag finds, without a proxy for the
-    elements nobody wants."""
+    order: an element whose tag is ``tags[i]`` (UTF-8) is added to ``found[expression]`` for
+    each expression ``plans[i]`` ((attribute name or b"", ((value, expressions), ...)), ...)
+    gives its attribute's value (b"" for a name of b""; UTF-8). What a walk of ``iter(tag)``
+    and ``element.get(name)`` for each tag finds, comparing bytes in place, without a proxy
+    for the elements nobody wants."""
     cdef tree.xmlNode* top = context._c_node
     cdef tree.xmlNode* node = top
     cdef _Document doc = context._doc
-    cdef TagNames names = TagNames()
-    cdef tuple wanted
+    cdef const char* addresses[256]
+    cdef int indexes[256]
+    cdef int index
+    cdef list wanted = list(tags)
     require_element(context)
+    memset(addresses, 0, sizeof(addresses))
     while node is not NULL:
-        if node.type == tree.XML_ELEMENT_NODE and (include_self or node is not top):
-            wanted = by_tag.get(names.of(node))
-            if wanted is not None:
-                _add_matches(node, doc, wanted, found)
+        if node.type == tree.XML_ELEMENT_NODE and node.ns is NULL and (
+            include_self or node is not top
+        ):
+            index = _cached_index(addresses, indexes, <const char*>node.name, wanted)
+            if index >= 0:
+                _add_matches(node, doc, <tuple>plans[index], found)
         node = _next_node(node, top, True)
 
 
-cdef int _add_matches(tree.xmlNode* node, _Document doc, tuple wanted, dict found) except -1:
+cdef int _add_matches(tree.xmlNode* node, _Document doc, tuple plan, dict found) except -1:
+    cdef tree.xmlAttr* attr
     element = None
-    for name, values in wanted:
+    for name, pairs in plan:
+        attr = NULL
         if name:
-            value = attribute(node, (<str>name).encode()) if node.properties is not NULL else None
-        else:
-            value = ""
-        expressions = (<dict>values).get(value)
-        if expressions is not None:
-            if element is None:
-                element = cetree.elementFactory(doc, node)
-            for expression in expressions:
-                (<list>found[expression]).append(element)
+            attr = _find_attribute(node, <bytes>name)
+            if attr is NULL:
+                continue
+        for value, expressions in <tuple>pairs:
+            if (attr is NULL and not value) or (attr is not NULL and _value_is(node, attr, value)):
+                if element is None:
+                    element = cetree.elementFactory(doc, node)
+                for expression in <tuple>expressions:
+                    (<list>found[expression]).append(element)
+    return 0
+
+
+cdef bint _may_be_noise(tree.xmlNode* node, TagNames names, frozenset noise_tags,
+                        frozenset block_tags, frozenset archive_ids, tuple hiding) except -1:
+    """Whether cleaning may remove the element for what it is itself: a noise tag, an
+    archive's id, or (not a block element) an attribute that may hide it."""
+    tag = names.of(node)
+    if tag in noise_tags:
+        return True
+    if node.properties is NULL:
+        return False
+    if archive_ids and has_attribute(node, b"id") and attribute(node, b"id") in archive_ids:
+        return True
+    if tag in block_tags:
+        return False
+    for name in hiding:
+        if has_attribute(node, <bytes>name):
+            return True
+    return False
+
+
+def kept_by_cleaning(list elements not None, frozenset noise_tags not None,
+                     frozenset block_tags not None, frozenset archive_ids not None,
+                     tuple hiding not None, is_noise) -> list:
+    """The elements that neither are nor lie inside an element cleaning removes, in order.
+    ``is_noise(element)`` gives the verdict; it is asked only of the elements on the way up
+    that may be noise by their tag or attributes (the others never are)."""
+    cdef TagNames names = TagNames()
+    cdef tree.xmlNode* node
+    cdef list kept = []
+    cdef bint removed
+    for element in elements:
+        node = (<_Element?>element)._c_node
+        removed = False
+        while node is not NULL and node.type == tree.XML_ELEMENT_NODE:
+            if _may_be_noise(node, names, noise_tags, block_tags, archive_ids, hiding):
+                if is_noise(cetree.elementFactory((<_Element>element)._doc, node)):
+                    removed = True
+                    break
+            node = node.parent
+        if not removed:
+            kept.append(element)
+    return kept
+
+
+def named_candidates(_Element region not None, frozenset noise_tags not None,
+                     dict verdicts not None, judge) -> list:
+    """The elements below ``region``, in document order, that are named as noise: by their tag,
+    or by their "id class" name, whose verdict is looked up in ``verdicts`` or else asked of
+    ``judge(name)``."""
+    cdef tree.xmlNode* top = region._c_node
+    cdef tree.xmlNode* node = _next_node(top, top, True)
+    cdef TagNames names = TagNames()
+    cdef list found = []
+    require_element(region)
+    while node is not NULL:
+        if node.type == tree.XML_ELEMENT_NODE:
+            if names.of(node) in noise_tags:
+                found.append(cetree.elementFactory(region._doc, node))
+            elif node.properties is not NULL and _named(node, verdicts, judge):
+                found.append(cetree.elementFactory(region._doc, node))
+        node = _next_node(node, top, True)
+    return found
+
+
+cdef bint _named(tree.xmlNode* node, dict verdicts, judge) except -1:
+    ident = attribute(node, b"id")
+    classes = attribute(node, b"class")
+    if not ident and not classes:
+        return False
+    name = f"{ident or ''} {classes or ''}"
+    verdict = verdicts.get(name)
+    if verdict is None:
+        verdict = judge(name)
+    return bool(verdict)
+
+
+def structured_parts(_Element root not None, bint scripts) -> tuple:
+    """What a page says of itself, in one walk of ``root``'s tree (itself included): its meta
+    tags (name, property or itemprop, lower-cased, the first of each -> content, stripped),
+    its first ``<title>``, the ``href`` of its first ``<link rel=canonical>`` (None without
+    one) and, when ``scripts``, its ``<script>`` elements."""
+    cdef tree.xmlNode* top = root._c_node
+    cdef tree.xmlNode* node = top
+    cdef const char* name
+    cdef dict meta = {}
+    cdef list found_scripts = []
+    title = canonical = None
+    require_element(root)
+    while node is not NULL:
+        if node.type == tree.XML_ELEMENT_NODE and node.ns is NULL:
+            name = <const char*>node.name
+            if strcmp(name, b"meta") == 0:
+                if node.properties is not NULL:
+                    _add_meta(node, meta)
+            elif strcmp(name, b"title") == 0:
+                if title is None:
+                    title = cetree.elementFactory(root._doc, node)
+            elif strcmp(name, b"link") == 0:
+                if canonical is None and node.properties is not NULL:
+                    rel = attribute(node, b"rel")
+                    if rel is not None and (<str>rel).lower() == "canonical":
+                        canonical = attribute(node, b"href") or ""
+            elif scripts and strcmp(name, b"script") == 0:
+                found_scripts.append(cetree.elementFactory(root._doc, node))
+        node = _next_node(node, top, True)
+    return meta, title, canonical, found_scripts
+
+
+cdef int _add_meta(tree.xmlNode* node, dict meta) except -1:
+    key = attribute(node, b"property") or attribute(node, b"name") or attribute(node, b"itemprop")
+    if not key:
+        return 0
+    content = attribute(node, b"content")
+    if content:
+        key = (<str>key).lower()
+        if key not in meta:
+            meta[key] = (<str>content).strip()
     return 0

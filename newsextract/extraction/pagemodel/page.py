@@ -15,7 +15,12 @@ from lxml import etree
 
 from newsextract.exceptions import NotHTMLError, PageTooComplexError
 from newsextract.extraction.pagemodel.blocks import BLOCK_TAGS, Block, split_blocks
-from newsextract.extraction.pagemodel.compiled import cleaning_candidates
+from newsextract.extraction.pagemodel.compiled import (
+    cleaning_candidates,
+    source_counts,
+    structured_parts,
+)
+from newsextract.extraction.pagemodel.compiled import kept_by_cleaning as compiled_kept
 from newsextract.extraction.pagemodel.encoding import decode_html, utf8_source
 from newsextract.extraction.pagemodel.mojibake import repair_mojibake
 from newsextract.extraction.pagemodel.visibility import HIDING_NAMES, is_hidden
@@ -149,14 +154,15 @@ def parse_html(
     repaired = repair_mojibake(html)
     if repaired is not html:
         html, source = repaired, None
-    forbidden = _forbidden_bytes(source) if source is not None else None
-    if _looks_binary(html, forbidden):
+    counts = SourceCounts(*source_counts(source)) if source is not None else None
+    if _looks_binary(html, counts.forbidden if counts is not None else None):
         raise NotHTMLError("body is binary, not text")
-    if html.count("<") > max_elements:  # more than the tags: the exact count is seldom needed
+    # more "<" than the tags allowed: the exact count of tags is seldom needed
+    if (counts.less_than if counts is not None else html.count("<")) > max_elements:
         tags = count_tags(html)
         if tags > max_elements:
             raise PageTooComplexError("tags", tags, max_elements)
-    if _has_illegal_chars(html, forbidden):
+    if _has_illegal_chars(html, counts):
         html, source = re.sub(_XML_ILLEGAL, " ", html), None
     if len(html) > MAX_TAG_CHARS_DEFAULT:
         shortened = drop_overlong_attributes(html)
@@ -179,31 +185,31 @@ def count_tags(text: str | bytes) -> int:
     return text.count("<") - text.count("</") - text.count("<!")
 
 
-#: Every byte but the control characters XML forbids: deleting them from a UTF-8 page leaves
-#: those characters alone (in UTF-8 a byte under 0x20 is always that control character).
-_ALLOWED_BYTES = bytes(sorted(set(range(256)) - {ord(c) for c in _XML_ILLEGAL_CHARS if c < " "}))
+@dataclass(frozen=True)
+class SourceCounts:
+    """What the checks before parsing need of a page's UTF-8 bytes, counted in one compiled
+    pass (:func:`~newsextract.extraction.pagemodel.compiled.source_counts`)."""
+
+    less_than: int  # "<" characters: as many as in the decoded text
+    forbidden: int  # control characters XML forbids (in UTF-8 a byte under 0x20 is one)
+    nonchars: bool  # U+FFFE or U+FFFF
 
 
-def _forbidden_bytes(source: bytes) -> bytes:
-    """The control characters XML forbids in a UTF-8 page, in one C pass; usually none."""
-    return source.translate(None, _ALLOWED_BYTES)
-
-
-def _has_illegal_chars(html: str, forbidden: bytes | None) -> bool:
-    """Whether the text holds characters XML forbids (``forbidden``: its forbidden control
-    characters, when the text came from UTF-8 bytes)."""
-    if forbidden is None:
+def _has_illegal_chars(html: str, counts: SourceCounts | None) -> bool:
+    """Whether the text holds characters XML forbids (``counts``: its UTF-8 bytes' counts,
+    when it came from them)."""
+    if counts is None:
         return any(char in html for char in _XML_ILLEGAL_CHARS)  # str.__contains__: fast
-    return bool(forbidden) or "\ufffe" in html or "\uffff" in html
+    return counts.forbidden > 0 or counts.nonchars
 
 
-def _looks_binary(html: str, forbidden: bytes | None = None) -> bool:
+def _looks_binary(html: str, forbidden: int | None = None) -> bool:
     """Whether the page's start is mostly replacement and control characters.
 
     Text from UTF-8 bytes has no replacement character and, in all, no more control
-    characters than ``forbidden`` holds: a page with few of them needs no count."""
+    characters than the ``forbidden`` count: a page with few of them needs no count."""
     sample = html[:4096]
-    if forbidden is not None and len(forbidden) <= 0.1 * len(sample):
+    if forbidden is not None and forbidden <= 0.1 * len(sample):
         return False
     if not sample.strip():
         return False
@@ -428,30 +434,11 @@ def read_structured_data(root: etree._Element, json_ld: bool = True) -> Structur
     """Title, language, canonical URL, meta tags and (unless ``json_ld`` is False: stored
     rules never read them) JSON-LD objects, read before cleaning.
 
-    One walk of the tree finds all four kinds of element.
+    One compiled walk of the tree finds all four kinds of element.
     """
-    meta: dict[str, str] = {}
-    title: str | None = None
-    canonical: str | None = None
-    scripts: list[etree._Element] = []
-    tags = ("meta", "title", "link", "script") if json_ld else ("meta", "title", "link")
-    for element in root.iter(*tags):
-        tag = element.tag
-        if tag == "meta":
-            key = element.get("property") or element.get("name") or element.get("itemprop")
-            content = element.get("content")
-            if key and content and key.lower() not in meta:
-                meta[key.lower()] = content.strip()
-        elif tag == "title":
-            if title is None:
-                title = "".join(element.itertext()).strip()
-        elif tag == "link":
-            if canonical is None and element.get("rel", "").lower() == "canonical":
-                canonical = element.get("href", "")
-        else:
-            scripts.append(element)
+    meta, title, canonical, scripts = structured_parts(root, json_ld)
     return StructuredData(
-        title=title or "",
+        title="".join(title.itertext()).strip() if title is not None else "",
         lang=(root.get("lang") or meta.get("og:locale", "")).strip(),
         canonical=(canonical or "").strip(),
         meta=meta,
@@ -511,6 +498,14 @@ def clean_tree(root: etree._Element) -> set[etree._Element]:
     for element in doomed:
         drop_element(element)
     return hidden
+
+
+def kept_by_cleaning(elements: list[etree._Element]) -> list[etree._Element]:
+    """The elements that :func:`clean_tree` on the whole tree keeps, in one compiled walk up
+    from each (only the elements on the way that may be noise are judged in Python)."""
+    return compiled_kept(
+        elements, _NOISE_TAG_SET, BLOCK_TAGS, ARCHIVE_INSERT_IDS, HIDING_NAMES, is_noise_element
+    )
 
 
 def removed_by_cleaning(element: etree._Element) -> bool:
