@@ -20,7 +20,7 @@ from newsextract.exceptions import NotHTMLError
 from newsextract.extraction.evidence import fft, punctuation
 from newsextract.extraction.pagemodel import encoding, page
 from newsextract.extraction.pagemodel.blocks import BLOCK_TAGS, Block, normalise_text, split_blocks
-from newsextract.extraction.pagemodel.compiled import source_counts
+from newsextract.extraction.pagemodel.compiled import source_counts, text_counts
 from newsextract.extraction.pagemodel.page import flatten_nesting, parse_page
 
 
@@ -358,13 +358,16 @@ def test_long_tags_are_found_as_the_regex_finds_them(html: str, length: int) -> 
     assert page.has_long_tag(html, length) is expected
 
 
-@given(st.text(alphabet="ab<>\n\r\t\x00\x01\x0b\x1f\ufffe\uffff\u00e9\u4e2d", max_size=5000))
-def test_source_counts_give_the_text_checks_answers(html: str) -> None:
-    counts = page.SourceCounts(*source_counts(html.encode()))
+@given(
+    st.text(alphabet="ab<>\n\r\t\x00\x01\x0b\x1f\ufffe\uffff\u00e9\u4e2d\U0001f600", max_size=5000)
+)
+def test_char_counts_give_the_text_checks_answers(html: str) -> None:
+    counts = page.CharCounts(*source_counts(html.encode()))
     forbidden = [c for c in html if c in page._XML_ILLEGAL_CHARS[:-2]]
     nonchars = "\ufffe" in html or "\uffff" in html
-    assert counts == page.SourceCounts(html.count("<"), len(forbidden), nonchars)
-    assert page._has_illegal_chars(html, counts) is page._has_illegal_chars(html, None)
+    assert counts == page.CharCounts(html.count("<"), len(forbidden), nonchars)
+    assert page.CharCounts(*text_counts(html)) == counts
+    assert page._has_illegal_chars(html, counts) is page._has_illegal_chars(html)
     assert page._looks_binary(html, counts.forbidden) is page._looks_binary(html)
 
 

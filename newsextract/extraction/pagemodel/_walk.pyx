@@ -6,10 +6,11 @@ or changed here (lxml's proxies may point at any of them), and the walk is a loo
 explicit parent links, never recursion, so a page nested 100,000 deep costs no C stack.
 """
 
-from cpython.bytes cimport PyBytes_FromStringAndSize
+from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize
 from cpython.unicode cimport PyUnicode_DecodeUTF8
+from libc.stdint cimport uint8_t, uint16_t, uint32_t
 from libc.stdlib cimport calloc, free, malloc, qsort, realloc
-from libc.string cimport memcmp, memcpy, memset, strcmp, strlen
+from libc.string cimport memchr, memcmp, memcpy, memset, strcmp, strlen
 from lxml.includes cimport etreepublic as cetree
 from lxml.includes cimport tree
 from lxml.includes.etreepublic cimport _Document, _Element
@@ -797,29 +798,59 @@ def with_attributes(_Element root not None, tuple attribute_names not None) -> l
     return found
 
 
-# The control characters XML forbids, as UTF-8 bytes: in UTF-8 a byte under 0x20 is always
-# that character (page.py's _XML_ILLEGAL_CHARS below the space).
-cdef bint[32] _FORBIDDEN_CONTROL
-for _code in range(32):
-    _FORBIDDEN_CONTROL[_code] = _code not in (9, 10, 13)
-
-
-def source_counts(const unsigned char[::1] source) -> tuple:
+def source_counts(bytes source not None) -> tuple:
     """In one pass over a page's UTF-8 bytes: its "<" characters, its control characters
-    that XML forbids, and whether it holds U+FFFE or U+FFFF (bytes EF BF BE and EF BF BF)."""
-    cdef Py_ssize_t size = source.shape[0], i, less_than = 0, forbidden = 0
-    cdef bint nonchars = False
+    that XML forbids (page.py's _XML_ILLEGAL_CHARS below the space: in UTF-8 a byte under
+    0x20 is always that character), and whether it holds U+FFFE or U+FFFF (EF BF BE or BF)."""
+    cdef const unsigned char* data = <const unsigned char*>PyBytes_AS_STRING(source)
+    cdef Py_ssize_t size = len(source), i, less_than = 0, forbidden = 0
     cdef unsigned char byte
-    with nogil:
-        for i in range(size):
-            byte = source[i]
-            if byte == 60:
-                less_than += 1
-            elif byte < 32:
-                forbidden += _FORBIDDEN_CONTROL[byte]
-            elif byte == 0xEF and i + 2 < size and source[i + 1] == 0xBF:
-                nonchars = nonchars or source[i + 2] == 0xBE or source[i + 2] == 0xBF
-    return less_than, forbidden, nonchars
+    for i in range(size):  # no branch: the compiler vectorises it
+        byte = data[i]
+        less_than += byte == 60
+        forbidden += (byte < 32) & (byte != 9) & (byte != 10) & (byte != 13)
+    return less_than, forbidden, _has_nonchars(data, size)
+
+
+ctypedef fused _Char:  # a str's 1, 2 or 4 bytes a character
+    uint8_t
+    uint16_t
+    uint32_t
+
+
+def text_counts(str text not None) -> tuple:
+    """What :func:`source_counts` gives for a page's UTF-8 bytes, of its text."""
+    cdef Py_ssize_t[3] counts
+    cdef int kind = PyUnicode_KIND(text)
+    cdef const void* data = PyUnicode_DATA(text)
+    if kind == 1:
+        _count_text(<const uint8_t*>data, len(text), counts)
+    elif kind == 2:
+        _count_text(<const uint16_t*>data, len(text), counts)
+    else:
+        _count_text(<const uint32_t*>data, len(text), counts)
+    return counts[0], counts[1], counts[2] > 0
+
+
+cdef void _count_text(const _Char* data, Py_ssize_t size, Py_ssize_t* counts) noexcept nogil:
+    cdef Py_ssize_t i, less_than = 0, forbidden = 0, nonchars = 0
+    cdef uint32_t char
+    for i in range(size):  # no branch: the compiler vectorises it
+        char = data[i]
+        less_than += char == 60
+        forbidden += (char < 32) & (char != 9) & (char != 10) & (char != 13)
+        nonchars += (char == 0xFFFE) | (char == 0xFFFF)
+    counts[0], counts[1], counts[2] = less_than, forbidden, nonchars
+
+
+cdef bint _has_nonchars(const unsigned char* data, Py_ssize_t size) noexcept nogil:
+    cdef const unsigned char* end = data + size
+    cdef const unsigned char* found = <const unsigned char*>memchr(data, 0xEF, size)
+    while found is not NULL and found + 2 < end:
+        if found[1] == 0xBF and (found[2] == 0xBE or found[2] == 0xBF):
+            return True
+        found = <const unsigned char*>memchr(found + 1, 0xEF, end - found - 1)
+    return False
 
 
 cdef int _cached_index(const char** addresses, int* indexes, const char* name,

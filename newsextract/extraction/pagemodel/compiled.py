@@ -24,6 +24,7 @@ try:
         source_counts,
         structured_parts,
         tag_attribute_matches,
+        text_counts,
         with_attributes,
     )
 except ImportError as error:  # pragma: no cover - a checkout that was never built
@@ -48,6 +49,7 @@ __all__ = [
     "source_counts",
     "structured_parts",
     "tag_attribute_matches",
+    "text_counts",
     "token_table",
     "upper_case_table",
     "with_attributes",

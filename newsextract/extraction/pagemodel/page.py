@@ -19,6 +19,7 @@ from newsextract.extraction.pagemodel.compiled import (
     cleaning_candidates,
     source_counts,
     structured_parts,
+    text_counts,
 )
 from newsextract.extraction.pagemodel.compiled import kept_by_cleaning as compiled_kept
 from newsextract.extraction.pagemodel.encoding import decode_html, utf8_source
@@ -154,11 +155,10 @@ def parse_html(
     repaired = repair_mojibake(html)
     if repaired is not html:
         html, source = repaired, None
-    counts = SourceCounts(*source_counts(source)) if source is not None else None
-    if _looks_binary(html, counts.forbidden if counts is not None else None):
+    counts = CharCounts(*(source_counts(source) if source is not None else text_counts(html)))
+    if _looks_binary(html, counts.forbidden if source is not None else None):
         raise NotHTMLError("body is binary, not text")
-    # more "<" than the tags allowed: the exact count of tags is seldom needed
-    if (counts.less_than if counts is not None else html.count("<")) > max_elements:
+    if counts.less_than > max_elements:  # more than the tags: the exact count is seldom needed
         tags = count_tags(html)
         if tags > max_elements:
             raise PageTooComplexError("tags", tags, max_elements)
@@ -186,18 +186,17 @@ def count_tags(text: str | bytes) -> int:
 
 
 @dataclass(frozen=True)
-class SourceCounts:
-    """What the checks before parsing need of a page's UTF-8 bytes, counted in one compiled
-    pass (:func:`~newsextract.extraction.pagemodel.compiled.source_counts`)."""
+class CharCounts:
+    """What the checks before parsing need of a page, counted in one compiled pass over its
+    text, or over its UTF-8 bytes when it came from them (the same counts)."""
 
-    less_than: int  # "<" characters: as many as in the decoded text
-    forbidden: int  # control characters XML forbids (in UTF-8 a byte under 0x20 is one)
+    less_than: int  # "<" characters
+    forbidden: int  # control characters XML forbids
     nonchars: bool  # U+FFFE or U+FFFF
 
 
-def _has_illegal_chars(html: str, counts: SourceCounts | None) -> bool:
-    """Whether the text holds characters XML forbids (``counts``: its UTF-8 bytes' counts,
-    when it came from them)."""
+def _has_illegal_chars(html: str, counts: CharCounts | None = None) -> bool:
+    """Whether the text holds characters XML forbids (``counts``: its counts, when taken)."""
     if counts is None:
         return any(char in html for char in _XML_ILLEGAL_CHARS)  # str.__contains__: fast
     return counts.forbidden > 0 or counts.nonchars
