@@ -13,7 +13,9 @@ from lxml import etree
 
 from newsextract.evaluation.dataset import read_manifest
 from newsextract.extraction.pagemodel.page import (
+    StructuredData,
     clean_tree,
+    kept_by_cleaning,
     parse_html,
     parse_page,
     read_structured_data,
@@ -26,6 +28,7 @@ from newsextract.templates.fastpath import (
     light_page,
     subtree_blocks,
 )
+from newsextract.templates.noise import is_named_noise, named_elements
 from newsextract.templates.rules import (
     BodyRule,
     FieldRule,
@@ -292,3 +295,73 @@ def test_a_loop_over_the_blocks_of_a_region_keeps_what_a_loop_over_its_elements_
     for rule in (BodyRule("x", drop_repeated=drop_repeated), BodyRule("x", drops=drops)):
         expected = kept_blocks(blocks, element_blocks(blocks), region, rule)
         assert inner_kept_blocks(blocks, region, rule) == expected
+
+
+# --- the compiled walks, against the Python they replaced --------------------------------------
+
+_ATTRIBUTES = st.sampled_from(
+    [
+        "",
+        " class='c1'",
+        " id='comments'",
+        " class='share-bar' id='x'",
+        " id='wm-ipp'",
+        " style='display:none'",
+        " style='color: red'",
+        " hidden",
+        " aria-hidden='true'",
+        " class=''",
+    ]
+)
+_ANY_TAGS = st.sampled_from(["div", "p", "span", "nav", "aside", "figure", "noscript", "td", "a"])
+
+
+@st.composite
+def named_documents(draw: st.DrawFn, depth: int = 0) -> str:
+    """Nested elements named as noise or not, hidden or not, under noise tags or not."""
+    parts = []
+    for number in range(draw(st.integers(0, 3 if depth < 3 else 0))):
+        tag, attributes = draw(_ANY_TAGS), draw(_ATTRIBUTES)
+        inner = draw(named_documents(depth + 1))
+        parts.append(f"<{tag}{attributes}>w{depth} {number} {inner}</{tag}> tail")
+    return " ".join(parts)
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(named_documents())
+def test_compiled_walks_find_what_python_finds(inner: str) -> None:
+    root = light_page(f"<html><body><div id='top'>{inner}</div></body></html>").root
+    elements = list(root.iter(etree.Element))
+    assert kept_by_cleaning(elements) == [el for el in elements if not removed_by_cleaning(el)]
+    for element in elements:
+        named = [el for el in element.iterdescendants(etree.Element) if is_named_noise(el)]
+        assert named_elements(element) == named
+
+
+def _structured_reference(root: etree._Element) -> StructuredData:
+    """read_structured_data as it was in Python, the compiled walk's oracle."""
+    meta: dict[str, str] = {}
+    title: str | None = None
+    canonical: str | None = None
+    for element in root.iter("meta", "title", "link"):
+        if element.tag == "meta":
+            key = element.get("property") or element.get("name") or element.get("itemprop")
+            content = element.get("content")
+            if key and content and key.lower() not in meta:
+                meta[key.lower()] = content.strip()
+        elif element.tag == "title":
+            if title is None:
+                title = "".join(element.itertext()).strip()
+        elif canonical is None and element.get("rel", "").lower() == "canonical":
+            canonical = element.get("href", "")
+    lang = (root.get("lang") or meta.get("og:locale", "")).strip()
+    return StructuredData(title or "", lang, (canonical or "").strip(), meta)
+
+
+def test_page_meta_is_read_as_python_read_it(shared_data: Path) -> None:
+    for name in ("cleanportaleval", "msv_big9_dev"):
+        for entry in read_manifest(shared_data / name):
+            root = parse_html(entry.read_html()).root
+            reference = _structured_reference(root)
+            light = read_structured_data(root, json_ld=False)
+            assert (light, list(light.meta)) == (reference, list(reference.meta))
