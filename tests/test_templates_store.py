@@ -246,6 +246,20 @@ def test_an_oversized_history_is_left_unread(
     assert _peak_bytes_of(lambda: store.load_history("example.com")) < 20_000_000
 
 
+def test_only_the_rules_wait_for_the_disk(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    synced: list[int] = []
+    monkeypatch.setattr(os, "fsync", synced.append)
+    store = RuleStore(tmp_path)
+    store.save_history("example.com", [{"url": "u", "headline": "h", "body": "b"}])
+    assert synced == []  # rewritten every few pages; a lost one costs re-induction only
+    store.add_version(
+        "example.com", RuleVersion("example.com", "article", 0, bodies=(BodyRule("//article"),))
+    )
+    assert len(synced) == 1
+    history_file(tmp_path, "example.com").write_bytes(b"")  # what a power cut may leave
+    assert store.load_history("example.com") == []
+
+
 # --- file names: one file a site, never shared -----------------------------------------------
 
 SITES = [
