@@ -333,7 +333,7 @@ def inner_kept_blocks(
 ) -> tuple[int, ...]:
     """:func:`kept_blocks` of blocks that all lie in the region (``blocks[i].index == i``),
     in a loop over the blocks instead of every element of the region."""
-    dropped = dropped_elements(blocks, None, region, rule)
+    dropped = dropped_elements(blocks, None, region, rule)  # None: blocks all in the region
     keeps = _keeps(rule)
     kept = [block.index for block in blocks if block.element not in dropped and keeps(block)]
     return _kept(blocks, kept, rule)
@@ -349,7 +349,9 @@ def dropped_elements(
             if element is not region:
                 dropped.update(element.iter())
     if rule.drop_named:
-        dropped |= named_boxes(blocks, region, by_element)
+        # blocks that all lie in the region (by_element None) hold all its characters
+        total = sum(len(block.text) for block in blocks) if by_element is None else -1
+        dropped |= named_boxes(blocks, region, by_element, total)
     return dropped
 
 
@@ -375,12 +377,15 @@ def _kept(blocks: Sequence[Block], kept: list[int], rule: BodyRule) -> tuple[int
 
 
 def named_boxes(
-    blocks: Sequence[Block], region: etree._Element, by_element: ByElement | None = None
+    blocks: Sequence[Block],
+    region: etree._Element,
+    by_element: ByElement | None = None,
+    total: int = -1,
 ) -> set[etree._Element]:
     """Elements inside boxes of the region named as noise, unless a box holds most of it
-    (``by_element``: :func:`element_blocks` of the blocks, worked out if need be)."""
+    (``by_element``: :func:`element_blocks` of the blocks, worked out if need be; ``total``:
+    the region's characters, counted at the first named box unless given)."""
     dropped: set[etree._Element] = set()
-    total = -1  # the region's characters, counted at the first named box
     for element in named_elements(region):
         if element in dropped:
             continue
