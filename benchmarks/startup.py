@@ -43,7 +43,10 @@ def commands(page: Path, out: Path) -> dict[str, list[str]]:
     probe = subprocess.run([python, "-c", "import trafilatura"], capture_output=True)
     if probe.returncode == 0:
         found["python + import trafilatura"] = [python, "-c", "import trafilatura"]
-    script = shutil.which("newsextract") or ""
+    # The script beside this Python, not a version manager's shim (pyenv's costs a bash
+    # start and ``pyenv exec``, which the Python references above do not pay).
+    beside = Path(python).parent / "newsextract"
+    script = str(beside) if beside.exists() else shutil.which("newsextract") or ""
     found["newsextract extract PAGE"] = [script, "extract", str(page)]
     found["newsextract batch PAGE"] = [script, "batch", str(page), "--out", str(out)]
     return found
