@@ -60,7 +60,7 @@ from scrapy.exceptions import NotConfigured
 from twisted.internet.defer import Deferred
 from twisted.internet.task import LoopingCall
 
-from newsextract.pipelines.extraction import page_limits
+from newsextract.pipelines.extraction import page_limits, read_model_early
 from newsextract.pipelines.grouping import MAX_GROUPS_DEFAULT, SAMPLES_DEFAULT
 from newsextract.pipelines.holding import HOLD_BYTES_DEFAULT, HOLD_PAGES_DEFAULT, HeldPage
 from newsextract.pipelines.learning import (
@@ -121,6 +121,7 @@ class TemplatePipeline:
             if stats is not None:  # keys of other namespaces (newsextract/shared/) as they are
                 stats.inc_value(key if key.startswith("newsextract/") else STAT_PREFIX + key)
 
+        read_model_early()  # learning a template reads it too
         history = rules_store(settings)
         factory = templates_factory(settings, history)
         return cls(SiteLearner(factory, learner_config(settings), count), crawler, history=history)
@@ -269,13 +270,14 @@ def templates_factory(
     """Each site's templates over the rules directory (``store``: that of
     :func:`rules_store`), or over Redis in shared mode (SharedModeError, one clear line, when
     it cannot be reached)."""
+    from newsextract.templates.site import SiteTemplates  # now, not on the crawl's first page
+
     url = redis_url(settings)
     if url is None and store is not None:
         return partial(_stored_templates, store)
     if url is None:
         return _site_templates
     from newsextract.sharedmode.rules import RedisRuleStore
-    from newsextract.templates.site import SiteTemplates
 
     shared_store = RedisRuleStore(connect(url, retry=retry_budget(settings)), key_prefix(settings))
 
