@@ -22,7 +22,7 @@ from __future__ import annotations
 import hashlib
 import os
 import sqlite3
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
 from pathlib import Path
 from types import TracebackType
@@ -266,6 +266,13 @@ class StateStore:
     def clear_pending(self, crawl: str, url: str) -> None:
         with self._calling() as db:
             db.execute("DELETE FROM pending WHERE crawl = ? AND url = ?", (crawl, url))
+
+    def clear_pending_many(self, crawl: str, urls: Sequence[str]) -> None:
+        """:meth:`clear_pending` of each URL, in one transaction."""
+        with self._calling() as db, _transaction(db):
+            db.executemany(
+                "DELETE FROM pending WHERE crawl = ? AND url = ?", [(crawl, url) for url in urls]
+            )
 
     def pending(self, crawl: str) -> list[PendingRequest]:
         with self._calling() as db:
