@@ -31,7 +31,12 @@ COMPONENTS: dict[str, dict[str, int | str]] = {
         "newsextract.extensions.feeds.FeedWatch": 100,
     },
     "SPIDER_MIDDLEWARES": {"newsextract.spidermiddlewares.pages.ResponsePages": 950},
-    "FEED_EXPORTERS": {"xml": "newsextract.exporters.SafeXmlItemExporter"},
+    "FEED_EXPORTERS": {
+        "xml": "newsextract.exporters.SafeXmlItemExporter",
+        **dict.fromkeys(
+            ("jsonlines", "jsonl", "jl"), "newsextract.exporters.ArticleJsonLinesItemExporter"
+        ),
+    },
     "FEED_STORAGES": {
         "": "newsextract.exporters.FlushedFileFeedStorage",
         "file": "newsextract.exporters.FlushedFileFeedStorage",

@@ -115,7 +115,13 @@ EXTENSIONS = {
     # After Scrapy's FeedExporter (0): it tells the harvest stage which articles a feed holds.
     "newsextract.extensions.feeds.FeedWatch": 100,
 }
-FEED_EXPORTERS = {"xml": "newsextract.exporters.SafeXmlItemExporter"}
+FEED_EXPORTERS = {
+    "xml": "newsextract.exporters.SafeXmlItemExporter",
+    # Scrapy's JSON lines, the same bytes, an article's record made at less cost.
+    **dict.fromkeys(
+        ("jsonlines", "jsonl", "jl"), "newsextract.exporters.ArticleJsonLinesItemExporter"
+    ),
+}
 FEED_STORAGES = {
     "": "newsextract.exporters.FlushedFileFeedStorage",
     "file": "newsextract.exporters.FlushedFileFeedStorage",

@@ -21,9 +21,8 @@ from __future__ import annotations
 
 import hashlib
 import os
-import re
 import sqlite3
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
 from pathlib import Path
 from types import TracebackType
@@ -48,7 +47,6 @@ BUSY_TIMEOUT_DEFAULT = 3.0
 #: kept, read as this format). Writing it on every open is also the write probe.
 STORE_FORMAT = 1
 
-_SPACE = re.compile(r"\s+")
 _SQLITE_MAGIC = b"SQLite format 3\x00"
 #: The table without which a database is not a state store (the others are added on open).
 _CORE_TABLE = "harvested"
@@ -91,7 +89,9 @@ def content_hash(text: str) -> str:
     >>> content_hash("a  b\\n") == content_hash("a b")
     True
     """
-    normalised = _SPACE.sub(" ", text).strip()
+    # str.split() breaks at exactly the characters that re's \s matches (str.isspace), so
+    # this is the text with every run of whitespace made one space, at a third of the cost.
+    normalised = " ".join(text.split())
     return hashlib.sha256(normalised.encode("utf-8")).hexdigest()
 
 
@@ -266,6 +266,13 @@ class StateStore:
     def clear_pending(self, crawl: str, url: str) -> None:
         with self._calling() as db:
             db.execute("DELETE FROM pending WHERE crawl = ? AND url = ?", (crawl, url))
+
+    def clear_pending_many(self, crawl: str, urls: Sequence[str]) -> None:
+        """:meth:`clear_pending` of each URL, in one transaction."""
+        with self._calling() as db, _transaction(db):
+            db.executemany(
+                "DELETE FROM pending WHERE crawl = ? AND url = ?", [(crawl, url) for url in urls]
+            )
 
     def pending(self, crawl: str) -> list[PendingRequest]:
         with self._calling() as db:

@@ -18,6 +18,7 @@ from scrapy.http import Response
 from scrapy.logformatter import LogFormatter
 
 from newsextract.exporters import (
+    ArticleJsonLinesItemExporter,
     FlushedFileFeedStorage,
     SafeXmlItemExporter,
     record_dict,
@@ -161,6 +162,40 @@ def test_batch_writes_json_lines_byte_for_byte_as_the_feeds_without_scrapy(tmp_p
         records.write(item)
     records.close()
     assert path.read_bytes() == buffer.getvalue()
+
+
+@pytest.mark.parametrize(
+    "options",
+    [{}, {"encoding": "utf-8"}, {"encoding": "utf-16"}, {"ensure_ascii": False}, {"indent": 2}],
+)
+def test_the_article_exporter_writes_scrapys_bytes(options: dict[str, Any]) -> None:
+    items: list[Any] = [article('Body \u00e9\u6771\u4eac "quoted" \\'), article(HOSTILE)]
+    items[1].canonicalUrl = items[1].inLanguage = ""
+    items[1].extraction = {"method": "single", "ruleVersion": "", "confidence": 0.25}
+    items.append({**record_dict(items[0]), "warcRecordId": "<urn:uuid:1>"})  # not an article
+    written = []
+    for exporter_class in (JsonLinesItemExporter, ArticleJsonLinesItemExporter):
+        buffer = io.BytesIO()
+        exporter = exporter_class(buffer, **options)
+        for item in items:
+            exporter.export_item(item)
+        written.append(buffer.getvalue())
+    assert written[0] == written[1]
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.text(max_size=100), st.lists(st.text(max_size=10), max_size=3), st.text(max_size=10))
+def test_the_article_exporter_writes_scrapys_bytes_for_any_text(
+    body: str, authors: list[str], headline: str
+) -> None:
+    item = article(body)
+    item.authors, item.headline = authors, headline
+    written = []
+    for exporter_class in (JsonLinesItemExporter, ArticleJsonLinesItemExporter):
+        buffer = io.BytesIO()
+        exporter_class(buffer, encoding="utf-8").export_item(item)
+        written.append(buffer.getvalue())
+    assert written[0] == written[1]
 
 
 def test_an_items_repr_leaves_the_page_out() -> None:

@@ -13,6 +13,8 @@ from scrapy.utils.test import get_crawler
 
 from newsextract.extraction import Article, Page
 from newsextract.extraction.decision.combiner import CombinerConfig
+from newsextract.extraction.evidence import classifier
+from newsextract.extraction.evidence.classifier import default_model
 from newsextract.extraction.pagemodel.page import PageLimits
 from newsextract.items import ArticleItem, PageItem
 from newsextract.pipelines import DropPage
@@ -208,3 +210,21 @@ def test_the_rules_light_path_keeps_the_configured_limit() -> None:
     item = page_item(b"<html><body>" + b"<p>a" * 2000)
     verdict = learner.process(item)
     assert verdict.result is item and item.page is None
+
+
+def test_the_model_is_read_when_the_crawl_starts_not_on_its_first_page() -> None:
+    default_model.cache_clear()
+    ExtractionPipeline.from_crawler(get_crawler())
+    assert default_model.cache_info().currsize == 1
+
+
+def test_a_model_that_cannot_be_read_stops_no_crawl_at_its_start(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    default_model.cache_clear()
+    monkeypatch.setattr(classifier, "MODEL_FILE", "missing.json")
+    try:
+        ExtractionPipeline.from_crawler(get_crawler())  # each page meets the error, as before
+        assert default_model.cache_info().currsize == 0
+    finally:
+        default_model.cache_clear()

@@ -4,6 +4,7 @@ quickly with a message that names the file and says what to do."""
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import sqlite3
@@ -100,6 +101,15 @@ def test_pending_requests_are_kept_per_crawl_until_cleared(db: Path) -> None:
 def test_content_hash_ignores_whitespace_only() -> None:
     assert content_hash(" a\n b ") == content_hash("a b")
     assert content_hash("a b") != content_hash("a c")
+
+
+def test_content_hash_is_the_hash_stores_already_hold() -> None:
+    """Stored hashes were made with every run of ``\\s`` (any Unicode space) made one space:
+    the hash must stay the same for every character that is one."""
+    spaces = [chr(c) for c in range(0x3000 + 1) if re.fullmatch(r"\s", chr(c))]
+    text = "\u3000a" + "a".join(c * 2 for c in spaces) + "b\x1c c\n"
+    normalised = re.sub(r"\s+", " ", text).strip()
+    assert content_hash(text) == hashlib.sha256(normalised.encode("utf-8")).hexdigest()
 
 
 @pytest.mark.parametrize(

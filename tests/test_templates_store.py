@@ -4,6 +4,7 @@ names that never collide, sizes checked before reading, files others can read, n
 from __future__ import annotations
 
 import fcntl
+import json
 import logging
 import multiprocessing
 import os
@@ -33,6 +34,7 @@ from newsextract.templates.store import (
     ForeignRuleFileError,
     RuleStore,
     current_version,
+    history_bytes,
     parse_rules,
     render,
 )
@@ -394,6 +396,28 @@ def test_stale_lock_files_are_removed_and_held_ones_kept(tmp_path: Path) -> None
         os.close(handle)
     assert sweep_stale_locks(tmp_path) == 1
     assert not list(tmp_path.glob("*.lock"))
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.text(max_size=20),
+    st.lists(
+        st.dictionaries(st.sampled_from(["url", "headline", "body", "x"]), st.text(), max_size=4),
+        max_size=4,
+    ),
+)
+def test_history_bytes_are_those_of_one_json_dump(site: str, records: list[dict[str, str]]) -> None:
+    document = json.dumps({"site": site, "records": records}, ensure_ascii=False)
+    try:
+        expected = document.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate: refused alike
+        with pytest.raises(UnicodeEncodeError):
+            history_bytes(site, records)
+        return
+    assert history_bytes(site, records) == expected
+    assert history_bytes(site, records + records) == json.dumps(
+        {"site": site, "records": records + records}, ensure_ascii=False
+    ).encode("utf-8")  # the second time from the kept JSON
 
 
 def test_a_history_of_another_site_is_not_used(tmp_path: Path) -> None:

@@ -23,6 +23,7 @@ Settings (all optional):
 
 from __future__ import annotations
 
+from contextlib import suppress
 from typing import Any
 
 from scrapy.crawler import Crawler
@@ -33,6 +34,7 @@ from scrapy.statscollectors import StatsCollector
 from newsextract.exceptions import ExtractionError, NotHTMLError, PageTooComplexError
 from newsextract.extraction import extract_article, parse_page
 from newsextract.extraction.decision.combiner import CombinerConfig
+from newsextract.extraction.evidence.classifier import default_model
 from newsextract.extraction.pagemodel.page import (
     DEFAULT_LIMITS,
     MAX_BLOCKS_DEFAULT,
@@ -88,6 +90,13 @@ def extract_item(item: PageItem, limits: PageLimits = DEFAULT_LIMITS) -> Article
     return article_item(item, article)
 
 
+def read_model_early() -> None:
+    """Read the shipped model as the crawl starts (30 ms), not on its first page. A model that
+    cannot be read fails each page as it did, with a failure record saying why."""
+    with suppress(Exception):
+        default_model()
+
+
 class ExtractionPipeline:
     def __init__(self, stats: StatsCollector, limits: PageLimits = DEFAULT_LIMITS) -> None:
         self.stats = stats
@@ -98,6 +107,7 @@ class ExtractionPipeline:
         if not crawler.settings.getbool("NEWSEXTRACT_EXTRACTION_ENABLED", True):
             raise NotConfigured("NEWSEXTRACT_EXTRACTION_ENABLED is off")
         assert crawler.stats is not None
+        read_model_early()
         return cls(crawler.stats, page_limits(crawler.settings))
 
     def process_item(self, item: Any) -> Any:

@@ -52,6 +52,7 @@ from __future__ import annotations
 
 import logging
 import os
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -59,7 +60,7 @@ from scrapy.exceptions import NotConfigured
 from twisted.internet.defer import Deferred
 from twisted.internet.task import LoopingCall
 
-from newsextract.pipelines.extraction import page_limits
+from newsextract.pipelines.extraction import page_limits, read_model_early
 from newsextract.pipelines.grouping import MAX_GROUPS_DEFAULT, SAMPLES_DEFAULT
 from newsextract.pipelines.holding import HOLD_BYTES_DEFAULT, HOLD_PAGES_DEFAULT, HeldPage
 from newsextract.pipelines.learning import (
@@ -76,6 +77,8 @@ if TYPE_CHECKING:
     from scrapy.crawler import Crawler
     from scrapy.settings import BaseSettings
     from twisted.internet.interfaces import IReactorTime
+
+    from newsextract.templates.historyqueue import QueuedHistoryStore
 
 logger = logging.getLogger(__name__)
 
@@ -97,8 +100,10 @@ class TemplatePipeline:
         crawler: Crawler | None = None,
         idle_check_seconds: float = IDLE_CHECK_SECONDS_DEFAULT,
         clock: IReactorTime | None = None,
+        history: QueuedHistoryStore | None = None,
     ) -> None:
         self.learner = learner
+        self.history = history  # closed last: the held pages' answers save history too
         self.crawler = crawler
         self.idle_check_seconds = idle_check_seconds
         self.clock = clock  # None: the running reactor
@@ -116,8 +121,10 @@ class TemplatePipeline:
             if stats is not None:  # keys of other namespaces (newsextract/shared/) as they are
                 stats.inc_value(key if key.startswith("newsextract/") else STAT_PREFIX + key)
 
-        learner = SiteLearner(templates_factory(settings), learner_config(settings), count)
-        return cls(learner, crawler)
+        read_model_early()  # learning a template reads it too
+        history = rules_store(settings)
+        factory = templates_factory(settings, history)
+        return cls(SiteLearner(factory, learner_config(settings), count), crawler, history=history)
 
     # --- Scrapy's hooks -------------------------------------------------------------
 
@@ -131,6 +138,8 @@ class TemplatePipeline:
         if self._watch is not None and self._watch.running:
             self._watch.stop()
         self._answer(self.learner.release_all())
+        if self.history is not None:
+            self.history.close()
 
     async def process_item(self, item: Any) -> Any:
         verdict = self.learner.process(item)
@@ -235,18 +244,44 @@ def _site_templates(site: str, rules_dir: Path | None) -> SiteTemplatesLike:
     return templates
 
 
-def templates_factory(settings: BaseSettings) -> TemplatesFactory:
-    """Each site's templates over the rules directory, or over Redis in shared mode
-    (SharedModeError, one clear line, when it cannot be reached)."""
+def rules_store(settings: BaseSettings) -> QueuedHistoryStore | None:
+    """The crawl's rules directory, its history saves off the event loop; None in shared mode
+    or when rules are kept in memory."""
+    directory = rules_dir(settings)
+    if directory is None or redis_url(settings) is not None:
+        return None
+    from newsextract.templates.historyqueue import QueuedHistoryStore
+
+    return QueuedHistoryStore(directory)
+
+
+def _stored_templates(
+    store: QueuedHistoryStore, site: str, rules_dir: Path | None
+) -> SiteTemplatesLike:
+    from newsextract.templates.site import SiteTemplates
+
+    templates: SiteTemplatesLike = SiteTemplates(site, store=store)  # store: of rules_dir
+    return templates
+
+
+def templates_factory(
+    settings: BaseSettings, store: QueuedHistoryStore | None = None
+) -> TemplatesFactory:
+    """Each site's templates over the rules directory (``store``: that of
+    :func:`rules_store`), or over Redis in shared mode (SharedModeError, one clear line, when
+    it cannot be reached)."""
+    from newsextract.templates.site import SiteTemplates  # now, not on the crawl's first page
+
     url = redis_url(settings)
+    if url is None and store is not None:
+        return partial(_stored_templates, store)
     if url is None:
         return _site_templates
     from newsextract.sharedmode.rules import RedisRuleStore
-    from newsextract.templates.site import SiteTemplates
 
-    store = RedisRuleStore(connect(url, retry=retry_budget(settings)), key_prefix(settings))
+    shared_store = RedisRuleStore(connect(url, retry=retry_budget(settings)), key_prefix(settings))
 
     def shared(site: str, rules_dir: Path | None) -> SiteTemplatesLike:
-        return SiteTemplates(site, store=store)
+        return SiteTemplates(site, store=shared_store)
 
     return shared

@@ -163,6 +163,7 @@ class NewsSpider(DocumentCallbacks, scrapy.Spider):
         # CLOSESPIDER limit); after SIGKILL it is lost and the ledger gives the requests back.
         if self.jobdir and reason != "finished":
             self.ledger.paused()
+        self.ledger.flush()
         if self.ledger.store is not None:
             self.ledger.store.close()
 
@@ -173,13 +174,19 @@ class NewsSpider(DocumentCallbacks, scrapy.Spider):
         A kill between the two then leaves the request open and harvested, which a re-run
         skips. An article no feed holds keeps its request open for the next run."""
         assert self.crawler is not None
-        self.crawler.signals.connect(self.item_done, signal=article_stored)
+        self.crawler.signals.connect(self.item_exported, signal=article_stored)
 
     def item_done(self, item: Any, **kwargs: Any) -> None:
-        """An article exported or dropped: its request is no longer open."""
+        """An article dropped: its request is no longer open."""
         url = getattr(item, "url", None)
         if isinstance(url, str):
             self.ledger.close(url)
+
+    def item_exported(self, item: Any, **kwargs: Any) -> None:
+        """An article exported (and recorded as harvested): its request is no longer open."""
+        url = getattr(item, "url", None)
+        if isinstance(url, str):
+            self.ledger.close_exported(url)
 
     def callback_failed(self, response: Response | None = None, **kwargs: Any) -> None:
         """A callback crashed (the failure log has a record): asking again would not help."""

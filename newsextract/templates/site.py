@@ -18,6 +18,7 @@ from collections import OrderedDict
 from collections.abc import Sequence
 from contextlib import nullcontext
 from dataclasses import replace
+from functools import lru_cache
 from pathlib import Path
 
 from newsextract.exceptions import NewsExtractError, RuleFileError
@@ -37,6 +38,7 @@ from newsextract.templates.rules import (
     rule_article,
 )
 from newsextract.templates.store import (
+    HISTORY_RECORDS_KEPT_DEFAULT,
     RuleStore,
     RuleStoreLike,
     RuleStoreUnavailableError,
@@ -347,6 +349,7 @@ def keep_other_templates(
     return replace(version, bodies=bodies, fields=fields)
 
 
+@lru_cache(maxsize=HISTORY_RECORDS_KEPT_DEFAULT)  # the same dict each save: never changed
 def _previous_record(previous: Previous) -> dict[str, str]:
     lines = previous.body.splitlines()[:SAVED_BODY_LINES_DEFAULT]
     return {"url": previous.url, "headline": previous.headline, "body": "\n".join(lines)}

@@ -22,6 +22,7 @@ from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import replace
 from datetime import UTC, datetime
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -53,6 +54,9 @@ SCHEMA_VERSION = "1"
 #: Rule and history files larger than this are refused before they are read (a site's rule
 #: file holds a few kilobytes a version, its history a few hundred kilobytes).
 MAX_RULE_FILE_BYTES_DEFAULT = 4_000_000
+#: History records whose JSON is kept between two saves: a site saves its 50 latest every 25
+#: pages, so half of each save was encoded by the one before (a few kilobytes a record).
+HISTORY_RECORDS_KEPT_DEFAULT = 256
 
 
 def now() -> str:
@@ -358,8 +362,15 @@ def history_records(data: bytes, site: str, origin: str) -> list[dict[str, str]]
 
 
 def history_bytes(site: str, records: list[dict[str, str]]) -> bytes:
-    document = {"site": site, "records": records}
-    return json.dumps(document, ensure_ascii=False).encode("utf-8")
+    """``json.dumps({"site": site, "records": records}, ensure_ascii=False)`` in UTF-8, each
+    record's JSON kept (bounded): a crawl writes the same recent records many times."""
+    parts = ", ".join(_record_json(tuple(record.items())) for record in records)
+    return f'{{"site": {json.dumps(site, ensure_ascii=False)}, "records": [{parts}]}}'.encode()
+
+
+@lru_cache(maxsize=HISTORY_RECORDS_KEPT_DEFAULT)
+def _record_json(items: tuple[tuple[str, str], ...]) -> str:
+    return json.dumps(dict(items), ensure_ascii=False)
 
 
 # -- the store -------------------------------------------------------------------------------
