@@ -36,7 +36,13 @@ from newsextract.exceptions import NewsExtractError
 from newsextract.extraction.evidence.classifier import block_evidence
 from newsextract.extraction.pagemodel.blocks import split_blocks
 from newsextract.extraction.pagemodel.encoding import decode_html
-from newsextract.extraction.pagemodel.page import Page, clean_tree, parse_html, read_structured_data
+from newsextract.extraction.pagemodel.page import (
+    Page,
+    ParsedHTML,
+    clean_tree,
+    parse_html,
+    read_structured_data,
+)
 from newsextract.extraction.record.article import scored_article
 from newsextract.extraction.record.metadata import read_metadata
 from newsextract.pipelines.learning import LearnerConfig, SiteLearner
@@ -45,8 +51,8 @@ from newsextract.templates.site import SiteTemplates
 STAGES = ("decode", "parse", "page model", "evidence", "decision", "record")
 
 
-def page_model(body: bytes, url: str | None, content_type: str | None) -> Page:
-    parsed = parse_html(body, content_type)
+def page_model(parsed: ParsedHTML, url: str | None) -> Page:
+    """The page model of a parsed page: structured data, cleaning, blocks (as parse_page)."""
     structured = read_structured_data(parsed.root)
     hidden = clean_tree(parsed.root)
     blocks = split_blocks(parsed.root, hidden)
@@ -66,9 +72,8 @@ def stage_times(entry: ManifestEntry) -> dict[str, float] | None:
     try:
         times["decode"], _ = clock(lambda: decode_html(body, kind))
         parse_time, parsed = clock(lambda: parse_html(body, kind))
-        times["parse"] = parse_time - times["decode"]
-        model_time, page = clock(lambda: page_model(body, url, kind))
-        times["page model"] = model_time - parse_time
+        times["parse"] = max(parse_time - times["decode"], 0.0)
+        times["page model"], page = clock(lambda: page_model(parsed, url))
     except NewsExtractError:
         return None
     times["evidence"], _ = clock(lambda: block_evidence(page))
