@@ -32,19 +32,15 @@ def name_scores(tuple element_names not None, dict names not None, double[::1] o
         out[i] = score
 
 
-def word_values(tuple words not None, dict table not None, double missing, double[::1] out not None) -> None:
+ctypedef fused number:
+    double
+    long long
+
+
+def word_lookup(tuple words not None, dict table not None, number missing, number[::1] out not None) -> None:
     """Fill ``out[i]`` with ``table[words[i]]``, ``missing`` for words not in the table."""
     cdef Py_ssize_t i
     cdef PyObject* found
     for i in range(len(words)):
         found = PyDict_GetItem(table, words[i])
-        out[i] = missing if found is NULL else <double><object>found
-
-
-def word_rows(tuple words not None, dict index not None, Py_ssize_t unknown, Py_ssize_t[::1] out not None) -> None:
-    """Fill ``out[i]`` with ``index[words[i]]``, ``unknown`` for words not in the index."""
-    cdef Py_ssize_t i
-    cdef PyObject* found
-    for i in range(len(words)):
-        found = PyDict_GetItem(index, words[i])
-        out[i] = unknown if found is NULL else <Py_ssize_t><object>found
+        out[i] = missing if found is NULL else <number><object>found

@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from newsextract.exceptions import ExtractionError
-from newsextract.extraction.evidence._names import word_values
+from newsextract.extraction.evidence._names import word_lookup
 from newsextract.extraction.evidence.arrayfile import (
     pack_arrays,
     text_array,
@@ -100,7 +100,7 @@ class LanguageModel:
         looked up once)."""
         ids, vocabulary = table.word_ids
         values = np.empty(len(vocabulary))
-        word_values(vocabulary, self.log_odds, np.nan, values)
+        word_lookup(vocabulary, self.log_odds, np.nan, values)
         by_token: np.ndarray = values[ids]
         return by_token
 

@@ -21,7 +21,7 @@ from itertools import accumulate, chain, pairwise
 
 import numpy as np
 
-from newsextract.extraction.evidence._names import word_rows
+from newsextract.extraction.evidence._names import word_lookup
 
 #: Blocks with fewer tokens than this are left out when the page's language is chosen and
 #: its own common words are counted (menus would otherwise vote).
@@ -123,8 +123,8 @@ class StopWords:
 
     def rows(self, words: Sequence[str]) -> np.ndarray:
         """Each word's row of the membership table (the last, empty one: no list has it)."""
-        rows = np.empty(len(words), dtype=np.intp)
-        word_rows(tuple(words), self._word_index, len(self._word_index), rows)
+        rows = np.empty(len(words), dtype=np.int64)
+        word_lookup(tuple(words), self._word_index, len(self._word_index), rows)
         return rows
 
     def language_of(self, rows: np.ndarray, counts: np.ndarray, total: int) -> PageLanguage:

@@ -643,12 +643,7 @@ cdef class Inherited:
 
 
 cdef bint has_attribute(tree.xmlNode* node, const char* name) noexcept:
-    cdef tree.xmlAttr* attr = node.properties
-    while attr is not NULL:
-        if attr.ns is NULL and strcmp(<const char*>attr.name, name) == 0:
-            return True
-        attr = attr.next
-    return False
+    return _find_attribute(node, name) is not NULL
 
 
 def cleaning_candidates(_Element root not None, frozenset noise_tags not None,
