@@ -13,18 +13,20 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from newsextract.extraction.evidence._layout import (
+    CONTAINER_MIN_CHARS_DEFAULT,
+    MAJORITY_SHARE_DEFAULT,
+    WINDOW_HALF_DEFAULT,
+)
 from newsextract.extraction.evidence._names import name_scores
 from newsextract.extraction.evidence.context import CONTEXT_LEVELS_DEFAULT, context_feature_names
 from newsextract.extraction.evidence.features import (
     CONTAINER_FEATURE_NAMES,
-    CONTAINER_MIN_CHARS_DEFAULT,
-    MAJORITY_SHARE_DEFAULT,
     SUBTREE_LEVELS_DEFAULT,
     feature_names,
 )
 from newsextract.extraction.evidence.stopwords import MIN_RUNNING_TOKENS_DEFAULT, StopWords
 from newsextract.extraction.evidence.wording import (
-    WINDOW_HALF_DEFAULT,
     WORDING_FEATURE_NAMES,
     _own_common_flags,
     _stop_flags,

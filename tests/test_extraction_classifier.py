@@ -15,6 +15,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from newsextract.extraction.evidence import classifier, features
+from newsextract.extraction.evidence._layout import CONTAINER_MIN_CHARS_DEFAULT
 from newsextract.extraction.evidence.arrayfile import pack_arrays, unpack_arrays
 from newsextract.extraction.evidence.boosting import BoostingConfig, TreeEnsemble, fit_trees
 from newsextract.extraction.evidence.classifier import (
@@ -32,7 +33,6 @@ from newsextract.extraction.evidence.classifier import (
 )
 from newsextract.extraction.evidence.context import context_feature_names, context_features
 from newsextract.extraction.evidence.features import (
-    CONTAINER_MIN_CHARS_DEFAULT,
     feature_names,
     layout_features,
 )

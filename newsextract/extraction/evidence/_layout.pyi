@@ -1,5 +1,10 @@
 import numpy as np
 
+SUBTREE_LEVELS_DEFAULT: tuple[int, ...]
+CONTAINER_MIN_CHARS_DEFAULT: int
+MAJORITY_SHARE_DEFAULT: float
+WINDOW_HALF_DEFAULT: int
+
 def fill_layout(
     chars: np.ndarray,
     words: np.ndarray,
@@ -19,6 +24,7 @@ def fill_layout(
 ) -> int: ...
 def fill_wording(
     token_block: np.ndarray,
+    token_counts: np.ndarray,
     stop_flags: np.ndarray,
     own_flags: np.ndarray,
     stop_share: float,

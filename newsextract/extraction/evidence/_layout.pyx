@@ -11,14 +11,22 @@ from cpython.mem cimport PyMem_Calloc, PyMem_Free
 
 from newsextract.extraction.evidence._sums cimport pairwise_sum
 
-#: Ancestor levels whose subtree totals become features (features.SUBTREE_LEVELS_DEFAULT).
+#: Ancestor levels whose subtree totals become features (0 = the block's own element).
 cdef Py_ssize_t[5] SUBTREE_LEVELS = [0, 1, 2, 3, 5]
 cdef Py_ssize_t[6] RATE_COLUMNS = [0, 1, 2, 3, 4, 8]  # counts of characters become rates
 cdef Py_ssize_t WORD_RATE_COLUMN = 12  # a count of words becomes a share of the block's words
 cdef Py_ssize_t SENTENCE_ENDS = 1  # the column of sentence ends in the counts
-cdef double CONTAINER_MIN_CHARS = 25.0  # features.CONTAINER_MIN_CHARS_DEFAULT
-cdef double MAJORITY_SHARE = 0.5  # features.MAJORITY_SHARE_DEFAULT
-cdef Py_ssize_t WINDOW_HALF = 3  # blocks on each side in the layout window
+#: A block with fewer characters adds nothing to its containers' score (readability: 25).
+cdef double CONTAINER_MIN_CHARS = 25.0
+#: A container's share of the page's text at which it counts as holding most of it.
+cdef double MAJORITY_SHARE = 0.5
+cdef Py_ssize_t WINDOW_HALF = 3  # blocks on each side in the layout and wording windows
+
+# The same, for the feature names and the tests: the values are set here only.
+SUBTREE_LEVELS_DEFAULT = tuple([SUBTREE_LEVELS[k] for k in range(5)])
+CONTAINER_MIN_CHARS_DEFAULT = int(CONTAINER_MIN_CHARS)
+MAJORITY_SHARE_DEFAULT = MAJORITY_SHARE
+WINDOW_HALF_DEFAULT = WINDOW_HALF
 cdef Py_ssize_t FLAG_COLUMNS = 3  # positive, negative, comment: the flags read one by one
 
 
@@ -403,6 +411,7 @@ cdef Py_ssize_t container_columns(
 
 def fill_wording(
     const long long[::1] token_block not None,
+    const long long[::1] token_counts not None,
     const unsigned char[::1] stop_flags not None,
     const unsigned char[::1] own_flags not None,
     double stop_share,
@@ -413,7 +422,8 @@ def fill_wording(
     Py_ssize_t first,
 ) -> int:
     """Fill the wording columns of ``out`` from column ``first`` (wording.WORDING_FEATURE_NAMES;
-    the last two for log1p); return the column after them."""
+    the last two for log1p; ``token_counts``: each block's tokens); return the column after
+    them."""
     cdef Py_ssize_t n = out.shape[0], tokens = token_block.shape[0], block, token
     cdef double* sizes = <double*>PyMem_Calloc(n + 1, sizeof(double))
     cdef double* stop_hits = <double*>PyMem_Calloc(n + 1, sizeof(double))
@@ -425,9 +435,10 @@ def fill_wording(
         raise MemoryError()
     try:
         with nogil:
+            for block in range(n):
+                sizes[block] = <double>token_counts[block]
             for token in range(tokens):
                 block = token_block[token]
-                sizes[block] += 1.0
                 stop_hits[block] += stop_flags[token]
                 own_hits[block] += own_flags[token]
             density_columns(stop_hits, sizes, n, out, first)

@@ -11,7 +11,10 @@ from functools import cache
 
 import numpy as np
 
-from newsextract.extraction.evidence._layout import fill_layout
+from newsextract.extraction.evidence._layout import (
+    SUBTREE_LEVELS_DEFAULT,
+    fill_layout,
+)
 from newsextract.extraction.evidence._names import name_scores
 from newsextract.extraction.pagemodel.blocktable import (
     COUNT_NAMES,
@@ -19,9 +22,6 @@ from newsextract.extraction.pagemodel.blocktable import (
     OWN_TAGS,
     BlockTable,
 )
-
-#: Ancestor levels whose subtree totals become features (0 = the block's own element).
-SUBTREE_LEVELS_DEFAULT = (0, 1, 2, 3, 5)
 
 
 @cache
@@ -50,10 +50,6 @@ LOG_FEATURES = frozenset(
     | {f"nb{offset}_log_chars" for offset in (-2, -1, 1, 2)}
     | {"win_chars"}
 )
-#: A block with fewer characters adds nothing to its containers' score (readability: 25).
-CONTAINER_MIN_CHARS_DEFAULT = 25
-#: A container's share of the page's text at which it counts as holding most of it.
-MAJORITY_SHARE_DEFAULT = 0.5
 CONTAINER_FEATURE_NAMES = (
     "box_in_best",
     "box_best_distance",
@@ -80,10 +76,11 @@ def fill_layout_features(table: BlockTable, names: dict[str, float], out: np.nda
     The block's own text, tag and place; the flags and class/id scores of the elements that
     enclose it; the totals of their subtrees; its neighbours; the page; and readability's
     container vote, which needs no training: every block of at least
-    CONTAINER_MIN_CHARS_DEFAULT characters scores 1 + its punctuation + one point a hundred
-    characters (at most 3), given to its parent in full and to its grandparent by half, and a
-    container's score is discounted by its link density. Compiled (``_layout``), value for
-    value as the numpy code it replaced (``tests/reference_features.py``).
+    CONTAINER_MIN_CHARS_DEFAULT characters (the constants live in ``_layout``) scores 1 + its
+    punctuation + one point a hundred characters (at most 3), given to its parent in full and
+    to its grandparent by half, and a container's score is discounted by its link density.
+    Compiled (``_layout``), value for value as the numpy code it replaced
+    (``tests/reference_features.py``).
     """
     n = len(table.chars)
     if n == 0:

@@ -13,7 +13,6 @@ import re
 import numpy as np
 
 from newsextract.extraction.evidence._layout import fill_wording
-from newsextract.extraction.evidence.features import log_columns, take_logs
 from newsextract.extraction.evidence.stopwords import (
     MIN_RUNNING_TOKENS_DEFAULT,
     OWN_COMMON_MIN_BLOCKS_DEFAULT,
@@ -37,9 +36,6 @@ def word_runs(words: list[str]) -> list[tuple[str, ...]]:
     return [tuple(words[j : j + RUN_WORDS]) for j in range(len(words) - RUN_WORDS + 1)]
 
 
-#: Blocks on each side of a block that its window densities read.
-WINDOW_HALF_DEFAULT = 3
-
 WORDING_FEATURE_NAMES = (
     "stop_density",
     "stop_window",
@@ -53,14 +49,6 @@ WORDING_FEATURE_NAMES = (
 
 #: Columns written as ratios whose ``log1p`` is the feature (features.take_logs).
 WORDING_LOG_FEATURES = frozenset({"log_token_chars", "log_words_per_sentence"})
-
-
-def wording_features(table: BlockTable, stops: StopWords) -> np.ndarray:
-    """One row a block, columns as :data:`WORDING_FEATURE_NAMES`."""
-    out = np.zeros((len(table.chars), len(WORDING_FEATURE_NAMES)))
-    fill_wording_features(table, stops, out, 0)
-    take_logs(out, log_columns(WORDING_FEATURE_NAMES, WORDING_LOG_FEATURES))
-    return out
 
 
 def fill_wording_features(table: BlockTable, stops: StopWords, out: np.ndarray, first: int) -> None:
@@ -78,6 +66,7 @@ def fill_wording_features(table: BlockTable, stops: StopWords, out: np.ndarray, 
     own_flags = _own_common_flags(ids, table.token_block, running, len(vocabulary), n)
     fill_wording(
         table.token_block,
+        sizes,
         stop_flags.view(np.uint8),
         own_flags.view(np.uint8),
         share,

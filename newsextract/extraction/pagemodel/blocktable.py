@@ -364,7 +364,7 @@ class _ElementTree:
     names: tuple[tuple[str, ...], ...]  # class and id words of each element
 
 
-def _element_tree(block_elements: Sequence[etree._Element], hidden: Sequence[bool]) -> _ElementTree:
+def _element_tree(block_elements: list[etree._Element], hidden: list[bool]) -> _ElementTree:
     """Number every element enclosing a block, parents before children, in one walk up.
 
     An element is visited once, however many blocks it encloses; its class/id flags and
@@ -372,8 +372,8 @@ def _element_tree(block_elements: Sequence[etree._Element], hidden: Sequence[boo
     """
     own = np.empty(len(block_elements), dtype=np.int64)
     parents, depth, bits, bits_any, names = element_tree(
-        list(block_elements),
-        list(hidden),
+        block_elements,
+        hidden,
         _names_of,
         _NAME_CACHE,
         _TAG_BITS,
