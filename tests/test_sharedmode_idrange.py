@@ -9,15 +9,18 @@ import time
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from crawl_runner import CRAWL_TIMEOUT, CrawlRunner, read_jsonl
 from mirror import NEWS_IDS, Mirror
+from scrapy.exceptions import DontCloseSpider
 from scrapy.http import HtmlResponse, Request
 from scrapy.spidermiddlewares.httperror import HttpError
 from scrapy.utils.test import get_crawler
 from twisted.python.failure import Failure
 
+from newsextract.sharedmode.frontier import SharedScheduler
 from newsextract.sharedmode.idpool import IdPool
 from newsextract.sharedmode.state import RedisStateStore
 from newsextract.spiders.base import VALUE_META
@@ -223,6 +226,7 @@ def test_an_id_crawl_split_across_two_workers_probes_each_id_once(
         # takes some 20 s over the 45 ids), on a loaded machine too.
         "DOWNLOAD_DELAY": "0.4",
         "RANDOMIZE_DOWNLOAD_DELAY": "False",
+        "LOG_LEVEL": "DEBUG",  # each request's fate, should an id go unasked
     }
     position = crawl_runner.server.log_position()
     workers = [
@@ -240,7 +244,8 @@ def test_an_id_crawl_split_across_two_workers_probes_each_id_once(
         if method == "GET" and path.startswith("/news/")
     )
     assert [value for value, count in requested.items() if count > 1] == []
-    assert set(requested) >= set(NEWS_IDS)
+    unasked = sorted(set(NEWS_IDS) - set(requested))
+    assert unasked == [], unasked_report(unasked, mirror_site, tmp_path, logs)
     in_flight = 2 * 16  # each worker's in-flight requests when the misses pile up
     assert max(requested) <= max(NEWS_IDS) + max_misses + in_flight
     urls = [str(r["url"]) for name in ("a", "b") for r in read_jsonl(tmp_path / name / "out.jsonl")]
@@ -250,6 +255,19 @@ def test_an_id_crawl_split_across_two_workers_probes_each_id_once(
             tmp_path / name / "failures.jsonl"
         )
         assert answers, f"worker {name} probed nothing"
+
+
+def unasked_report(unasked: list[int], mirror_site: Mirror, tmp_path: Path, logs: list[str]) -> str:
+    """What each worker says of the ids the site was never asked for."""
+    urls = {mirror_site.url(f"/news/{value}.html") for value in unasked}
+    lines = []
+    for name, log in zip(("a", "b"), logs, strict=True):
+        failures = read_jsonl(tmp_path / name / "failures.jsonl")
+        lines += [f"{name} failure: {r}" for r in failures if r.get("url") in urls]
+        mentions = [line for line in log.splitlines() if any(url in line for url in urls)]
+        lines += [f"{name} log: {line}" for line in mentions]
+        lines.append(f"{name} log tail: {log[-2000:]}")
+    return "\n".join(lines)
 
 
 # --- the spider in shared mode -------------------------------------------------------------
@@ -305,3 +323,39 @@ def test_a_dead_workers_ids_are_taken_up_by_the_next_spider_once_each(
     finally:
         second.close_ledger()
         third.close_ledger()
+
+
+def test_a_worker_whose_requests_another_answered_takes_the_rest_of_its_chunk_when_idle(
+    redis_url: str, tmp_path: Path
+) -> None:
+    first = shared_spider(redis_url, tmp_path, "first")
+    second = shared_spider(redis_url, tmp_path, "second")
+    try:
+        one, two = start(first)  # ids 1 and 2 of the first chunk (1-5)
+        assert [r.meta[VALUE_META] for r in start(second)] == [6, 7]
+        # The queue is shared: the second worker fetched both of the first's requests, and
+        # their answers took its own next ids. The first has nothing in flight.
+        assert [r.meta[VALUE_META] for r in missed(second, one)] == [8]
+        assert [r.meta[VALUE_META] for r in missed(second, two)] == [9]
+        assert [r.meta[VALUE_META] for r in first.idle_requests()] == [3, 4]
+    finally:
+        first.close_ledger()
+        second.close_ledger()
+
+
+def test_an_idle_worker_is_kept_open_while_its_spider_still_has_requests(
+    redis_url: str, tmp_path: Path
+) -> None:
+    spider = shared_spider(redis_url, tmp_path, "only")
+    crawled: list[Request] = []
+    scheduler = SharedScheduler.from_crawler(spider.crawler)
+    spider.crawler.engine = SimpleNamespace(crawl=crawled.append, _slot=None)
+    try:
+        scheduler.open(spider)
+        start(spider)
+        with pytest.raises(DontCloseSpider):
+            scheduler.spider_idle()
+        assert [r.meta[VALUE_META] for r in crawled] == [3, 4]
+    finally:
+        scheduler.close("finished")
+        spider.close_ledger()

@@ -502,11 +502,12 @@ class SharedScheduler(Scheduler):  # type: ignore[misc]  # scrapy-redis has no t
         return bool(self._guard(self.frontier.pending_count))
 
     def spider_idle(self) -> None:
-        """Scrapy found this worker idle: take over what a dead worker left open, and
-        close only when no worker has work left. What a dead worker holds keeps the others
-        from closing (the stop rule of the module docstring) until its lease lapses and one
-        of them takes it over here."""
+        """Scrapy found this worker idle: take over what a dead worker left open, make the
+        requests the spider still has for an idle worker, and close only when no worker has
+        work left. What a dead worker holds keeps the others from closing (the stop rule of
+        the module docstring) until its lease lapses and one of them takes it over here."""
         self._take_over()
+        self._resume_spider()
         if not self._guard(self.frontier.finish_if_drained):
             self._poll_soon()
 
@@ -523,6 +524,17 @@ class SharedScheduler(Scheduler):  # type: ignore[misc]  # scrapy-redis has no t
         recovered = self._guard(self._recover) or []
         if recovered:
             for request in recovered:
+                self.crawler.engine.crawl(request)
+            raise DontCloseSpider
+
+    def _resume_spider(self) -> None:
+        """The spider's own work left for an idle worker (``idle_requests``): a request this
+        worker made may be answered by another, so what the answer leads to is made there,
+        and work this worker holds (an id range's chunk) is picked up here."""
+        idle_requests = getattr(self.spider, "idle_requests", None)
+        requests = [] if idle_requests is None else self._guard(lambda: list(idle_requests()))
+        if requests:
+            for request in requests:
                 self.crawler.engine.crawl(request)
             raise DontCloseSpider
 

@@ -11,6 +11,11 @@ open requests, recovered on their own by the next worker that starts). Keys, und
 ``answered`` (the bitmap), ``hit`` (the highest index that gave a page) and ``members``
 (the workers that joined the round).
 
+Each answer takes the next id from the pool of the worker that got it. The queue is shared,
+so that may not be the worker that asked: a worker left with nothing in flight takes its
+next ids when it goes idle (the spider's ``idle_requests``, asked by the shared scheduler),
+or the rest of its chunk would stay claimed, and unprobed, to the end.
+
 The stop rule, across workers
     As for one process (:class:`~newsextract.spiders.idrange.MissRun`): the crawl is
     exhausted once the ``max_misses`` ids after the highest id that gave a page have all

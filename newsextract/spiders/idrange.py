@@ -205,6 +205,14 @@ class IdRangeSpider(NewsSpider):
         for request in self.next_requests(self.window):
             yield request
 
+    def idle_requests(self) -> Iterator[Request]:
+        """Shared mode: the next ids of this worker's chunk, once it has nothing in flight.
+        Each answer takes the next id from the pool of the worker that got it, and the queue
+        is shared: a worker whose requests the others fetched would keep the rest of its
+        chunk, unprobed, to the end."""
+        if self.pool is not None:
+            yield from self.next_requests(self.window)
+
     def resume(self) -> None:
         """Start after the highest id a previous run got a page for."""
         store = self.ledger.store
