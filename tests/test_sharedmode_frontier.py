@@ -272,6 +272,8 @@ def test_requests_survive_the_redis_queue(
     assert back.url == request.url and back.priority == request.priority
     assert back.callback == getattr(made, callback)
     assert back.errback == made.on_error
+    # the spider's one object of each method, as the requests it makes carry
+    assert back.callback is request.callback and back.errback is request.errback
     assert back.meta == ({} if value is None else {VALUE_META: value})
 
 

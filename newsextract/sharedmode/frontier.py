@@ -387,7 +387,14 @@ class SharedQueue(PriorityQueue):  # type: ignore[misc]  # scrapy-redis has no t
     def _decode_request(self, encoded_request: bytes) -> Request:
         if encoded_request.startswith(URL_STARTS):  # else queued by an earlier version
             _, _, encoded_request = encoded_request.partition(URL_SEPARATOR)
-        return cast(Request, super()._decode_request(encoded_request))
+        request = cast(Request, super()._decode_request(encoded_request))
+        method = getattr(self.spider, "method", None)  # NewsSpider.method: one object each
+        if method is not None:
+            for part in ("callback", "errback"):
+                bound = getattr(request, part)
+                if getattr(bound, "__self__", None) is self.spider:
+                    setattr(request, part, method(bound.__name__))
+        return request
 
 
 class SharedDupeFilter(RFPDupeFilter):  # type: ignore[misc]  # scrapy-redis has no hints

@@ -13,7 +13,7 @@ serialise for ``JOBDIR``; and every request stays open in the crawl's ledger
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator, Mapping
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping
 from datetime import datetime
 from functools import partial
 from importlib.metadata import PackageNotFoundError, version
@@ -108,6 +108,7 @@ class NewsSpider(DocumentCallbacks, scrapy.Spider):
         self.frontier: SharedFrontier | None = None  # shared mode: the queue in Redis
         self.listing_priority = 0
         self.jobdir = ""
+        self._methods: dict[str, Callable[..., Any]] = {}
 
     @classmethod
     def update_settings(cls, settings: BaseSettings) -> None:
@@ -342,12 +343,21 @@ class NewsSpider(DocumentCallbacks, scrapy.Spider):
             priority = max(priority, self.listing_priority)
         return Request(
             pending.url,
-            callback=getattr(self, pending.callback),
-            errback=getattr(self, pending.errback),
+            callback=self.method(pending.callback),
+            errback=self.method(pending.errback),
             meta=meta,
             priority=priority,
             dont_filter=dont_filter,
         )
+
+    def method(self, name: str) -> Callable[..., Any]:
+        """The bound method ``name``, one object for every request: Scrapy remembers what it
+        learned of a callback by the object, weakly, so a bound method made afresh for each
+        request had its source read and parsed again for every response."""
+        bound = self._methods.get(name)
+        if bound is None:
+            bound = self._methods[name] = getattr(self, name)
+        return bound
 
     def is_known(self, url: str) -> bool:
         if not self.ledger.is_harvested(url):
