@@ -396,3 +396,21 @@ def test_worker_ids_are_one_per_process_unless_set() -> None:
 def test_messages_leave_the_password_out() -> None:
     assert public_url("redis://user:secret@cache:6380/1") == "redis://cache:6380/1"
     assert public_url("redis://127.0.0.1:6379/0") == "redis://127.0.0.1:6379/0"
+
+
+def test_a_recovery_sent_again_after_a_lost_reply_gets_the_same_requests(
+    redis_url: str, stores: list[RedisStateStore]
+) -> None:
+    """redis-py sends a call again when its connection drops, and the first may have run:
+    it made the dead worker's requests this session's own, which a claim does not return.
+    The retry must get them back, or they would wait, open and unrequested, for the next run."""
+    opened = kill_a_worker_with_open_requests(redis_url, "killed", 5, lease=LEASE)
+    lapse_of(redis_url, "killed")
+    store = worker(stores, redis_url, "first")
+    keys = [store.owners_key("site a"), store.key("state", "pending_claim", "site a", store.owner)]
+    args = [store.worker, store.session, store.lease_key(""), "1", "token-1"]
+    claimed = [url.decode() for url in store._claim_pending(keys, args)]
+    assert sorted(claimed) == sorted(opened)
+    again = [url.decode() for url in store._claim_pending(keys, args)]  # the same call again
+    assert again == claimed
+    assert store.pending("site a") == []  # a new call: nothing more is free

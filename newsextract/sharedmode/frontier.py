@@ -49,9 +49,10 @@ Redis lost mid-crawl
     the end leaves its requests held, for its next run or for the others to take over).
 
     A call retried after its reply was lost may have run already: taking a request,
-    claiming a URL, seeding and the duplicate filter answer a call sent again as they
-    answered it the first time (a token of the call), so no request is taken twice or taken
-    for its own duplicate.
+    claiming a URL, seeding, the duplicate filter and recovering a dead worker's requests
+    (:meth:`~newsextract.sharedmode.state.RedisStateStore.pending`) answer a call sent again
+    as they answered it the first time (a token of the call), so no request is taken twice,
+    taken for its own duplicate, or claimed and then lost.
 """
 
 from __future__ import annotations

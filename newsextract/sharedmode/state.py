@@ -58,6 +58,7 @@ import random
 import socket
 import threading
 import time
+import uuid
 from collections.abc import Callable, Mapping
 from contextlib import suppress
 from pathlib import Path
@@ -130,8 +131,16 @@ return 0
 # open request of a worker whose lease (ARGV[3] .. worker) has lapsed (only if ARGV[4] is
 # "1": Redis is steadily up), and those its own worker name left in an earlier session, and
 # returns their URLs. This session's own are not returned: they are in its hands, or in the
-# shared queue.
+# shared queue. KEYS[2] keeps the last claim's token (ARGV[5]) and URLs: the same call sent
+# again (its reply lost when Redis went down, redis-py retries it) gets the same URLs back,
+# which the first run made this session's own.
 _CLAIM_PENDING = """
+local last = redis.call('HMGET', KEYS[2], 'token', 'urls')
+if last[1] == ARGV[5] then
+  local again = {}
+  for url in string.gmatch(last[2] or '', '[^\\n]+') do again[#again + 1] = url end
+  return again
+end
 local me = ARGV[1] .. '|' .. ARGV[2]
 local owners = redis.call('HGETALL', KEYS[1])
 local alive = {}
@@ -149,6 +158,8 @@ for i = 1, #owners, 2 do
     end
   end
 end
+redis.call('HSET', KEYS[2], 'token', ARGV[5], 'urls', table.concat(claimed, '\\n'))
+redis.call('EXPIRE', KEYS[2], 86400)
 return claimed
 """
 
@@ -488,11 +499,12 @@ class RedisStateStore:
         """This crawl's open requests that nobody holds any more, claimed for this store in
         one script: those of workers whose lease has lapsed, and those this worker's name
         left in an earlier session. Each is handed out once: asked again (a worker idle
-        looks for the work of dead ones), a store does not get back what it holds."""
-        owners = self.owners_key(crawl)
+        looks for the work of dead ones), a store does not get back what it holds, but the
+        same call sent again by redis-py (its reply lost) gets the same answer."""
+        keys = [self.owners_key(crawl), self.key("state", "pending_claim", crawl, self.owner)]
         steady = "1" if self.steady() else "0"
-        args = [self.worker, self.session, self.lease_key(""), steady]
-        urls = self.call(lambda: self._claim_pending([owners], args))
+        args = [self.worker, self.session, self.lease_key(""), steady, uuid.uuid4().hex]
+        urls = self.call(lambda: self._claim_pending(keys, args))
         if not urls:
             return []
         records = self.call(lambda: self.client.hmget(self.pending_key(crawl), list(urls)))
