@@ -114,6 +114,7 @@ EXTENSIONS = {
     "newsextract.extensions.listings.ListingLog": 100,
     # After Scrapy's FeedExporter (0): it tells the harvest stage which articles a feed holds.
     "newsextract.extensions.feeds.FeedWatch": 100,
+    "newsextract.extensions.heap.FrozenStartup": 100,
 }
 FEED_EXPORTERS = {
     "xml": "newsextract.exporters.SafeXmlItemExporter",
