@@ -8,8 +8,9 @@ after that. ``-s NEWSEXTRACT_GC_FREEZE=False`` leaves the collector as Python se
 
 Measured on the site of ``benchmarks/crawl_speed.py --articles 1000`` (median of four runs
 each, from spider open to close): without the item stage, 2.44 to 2.16 s of CPU and 3.33 to
-2.76 s of crawl; with it, 3.11 to 2.93 s of CPU and 3.88 to 3.75 s of crawl. Only the project's settings enable it, not the add-on: a project that hosts newsextract
-may have its own reasons to leave its process's collector alone.
+2.76 s of crawl; with it, 3.11 to 2.93 s of CPU and 3.88 to 3.75 s of crawl. Only the
+project's settings enable it, not the add-on: a project that hosts newsextract may have its
+own reasons to leave its process's collector alone.
 """
 
 from __future__ import annotations
