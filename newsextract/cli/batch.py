@@ -18,6 +18,7 @@ from newsextract.batch.interrupt import StopOnInterrupt
 from newsextract.batch.output import BatchOutput
 from newsextract.batch.pages import mode_warnings, read_pages, units
 from newsextract.batch.workers import WorkerPool
+from newsextract.cli import EXIT_INTERRUPTED
 from newsextract.evaluation.dataset import ManifestEntry, ManifestError
 from newsextract.evaluation.outcome import PageOutcome
 from newsextract.progress import progress
@@ -55,9 +56,6 @@ examples:
   newsextract batch --warc warc/site-*.warc.gz --out articles.jsonl --mode site
   newsextract batch saved-pages/ --out out/ --workers 1
 """
-
-#: The exit status of a run stopped by Ctrl-C (128 + SIGINT, as a shell reports it).
-EXIT_INTERRUPTED = 130
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
