@@ -3,9 +3,10 @@ the package import each other, even through an import inside a function."""
 
 from __future__ import annotations
 
-import ast
 from collections.abc import Iterator
 from pathlib import Path
+
+from imports import imported_names
 
 import newsextract
 
@@ -22,14 +23,7 @@ def _modules() -> dict[str, Path]:
 
 def _imports(path: Path, known: dict[str, Path]) -> set[str]:
     """The package's modules ``path`` imports, wherever the import statement stands."""
-    names: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.Import):
-            names.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
-            names.add(node.module)
-            names.update(f"{node.module}.{alias.name}" for alias in node.names)
-    return {name for name in names if name in known}
+    return {name for name in imported_names(path) if name in known}
 
 
 def _cycle(graph: dict[str, set[str]]) -> list[str]:

@@ -7,8 +7,9 @@ data (page model, evidence, decision, record) and none imports a later one.
 
 from __future__ import annotations
 
-import ast
 from pathlib import Path
+
+from imports import imported_names
 
 import newsextract.extraction
 
@@ -16,22 +17,12 @@ ALLOWED = ("newsextract.extraction", "newsextract.exceptions")
 FORBIDDEN_THIRD_PARTY = ("scrapy", "twisted", "justext", "stopwordsiso")
 
 
-def _imports(path: Path) -> set[str]:
-    names: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.Import):
-            names.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
-            names.add(node.module)
-    return names
-
-
 def test_extraction_imports_nothing_from_training_evaluation_templates_or_scrapy() -> None:
     folder = Path(newsextract.extraction.__file__).parent
     modules = sorted(folder.rglob("*.py"))
     assert len(modules) > 10
     for module in modules:
-        for name in _imports(module):
+        for name in imported_names(module):
             if name.startswith("newsextract"):
                 assert name.startswith(ALLOWED), f"{module.name} imports {name}"
             assert not name.startswith(FORBIDDEN_THIRD_PARTY), f"{module.name} imports {name}"
@@ -53,7 +44,7 @@ def test_no_stage_imports_a_later_one() -> None:
         modules = sorted((folder / name).glob("*.py"))
         assert modules, name
         for module in modules:
-            for imported in _imports(module):
+            for imported in imported_names(module):
                 later = _stage(imported)
                 assert later is None or later <= stage, f"{name}/{module.name} imports {imported}"
 
