@@ -514,8 +514,8 @@ class SharedScheduler(Scheduler):  # type: ignore[misc]  # scrapy-redis has no t
         requests the spider still has for an idle worker, and close only when no worker has
         work left. What a dead worker holds keeps the others from closing (the stop rule of
         the module docstring) until its lease lapses and one of them takes it over here."""
-        self._take_over()
-        self._resume_spider()
+        self._crawl_now(self._guard(self._recover))
+        self._crawl_now(self._guard(self._idle_requests))
         if not self._guard(self.frontier.finish_if_drained):
             self._poll_soon()
 
@@ -528,23 +528,19 @@ class SharedScheduler(Scheduler):  # type: ignore[misc]  # scrapy-redis has no t
         self.idle_poll = min(self.idle_poll * 2, IDLE_POLL_LAST)
         raise DontCloseSpider
 
-    def _take_over(self) -> None:
-        recovered = self._guard(self._recover) or []
-        if recovered:
-            for request in recovered:
-                self.crawler.engine.crawl(request)
-            raise DontCloseSpider
-
-    def _resume_spider(self) -> None:
-        """The spider's own work left for an idle worker (``idle_requests``): a request this
-        worker made may be answered by another, so what the answer leads to is made there,
-        and work this worker holds (an id range's chunk) is picked up here."""
-        idle_requests = getattr(self.spider, "idle_requests", None)
-        requests = [] if idle_requests is None else self._guard(lambda: list(idle_requests()))
+    def _crawl_now(self, requests: list[Request] | None) -> None:
+        """Hand ``requests`` to the engine and keep the worker open (none: nothing to do)."""
         if requests:
             for request in requests:
                 self.crawler.engine.crawl(request)
             raise DontCloseSpider
+
+    def _idle_requests(self) -> list[Request]:
+        """The spider's own work left for an idle worker (``idle_requests``): a request this
+        worker made may be answered by another, so what the answer leads to is made there,
+        and work this worker holds (an id range's chunk) is picked up here."""
+        idle_requests = getattr(self.spider, "idle_requests", None)
+        return [] if idle_requests is None else list(idle_requests())
 
     def _recover(self) -> list[Request]:
         """The requests of workers whose lease lapsed. Only a store shared in Redis tells
