@@ -30,6 +30,7 @@ from newsextract.templates.rulefiles import (
 from newsextract.templates.rules import BodyRule, FieldRule, RepeatingRule, RuleVersion
 from newsextract.templates.site import SiteTemplates
 from newsextract.templates.store import (
+    MAX_RETIRED_VERSIONS_DEFAULT,
     MAX_RULE_FILE_BYTES_DEFAULT,
     ForeignRuleFileError,
     RuleStore,
@@ -71,6 +72,22 @@ def test_new_version_closes_the_old_one(tmp_path: Path) -> None:
     assert [v.number for v in versions] == [1, 2]
     assert versions[0].valid_until and not versions[1].valid_until
     assert (first.number, second.number, again.number) == (1, 2, 2)
+
+
+def test_a_site_relearned_on_every_crawl_keeps_its_newest_retired_versions(
+    tmp_path: Path,
+) -> None:
+    store = RuleStore(tmp_path)
+    pivots = ("//div[@id='story']", "//article")  # pages of two templates, learned in turn
+    for turn in range(MAX_RETIRED_VERSIONS_DEFAULT + 10):
+        store.add_version("example.com", version(pivots[turn % 2]))
+    store.add_version("example.com", version(kind="listing"))
+    versions = store.load("example.com")
+    articles = [v.number for v in versions if v.kind == "article"]
+    newest = MAX_RETIRED_VERSIONS_DEFAULT + 10
+    assert articles == list(range(newest - MAX_RETIRED_VERSIONS_DEFAULT, newest + 1))
+    assert current_version([v for v in versions if v.kind == "article"]).number == newest
+    assert [v.number for v in versions if v.kind == "listing"] == [1]
 
 
 def test_hand_edited_rule_wins_and_is_never_overwritten(tmp_path: Path) -> None:

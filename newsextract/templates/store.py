@@ -57,6 +57,10 @@ MAX_RULE_FILE_BYTES_DEFAULT = 4_000_000
 #: History records whose JSON is kept between two saves: a site saves its 50 latest every 25
 #: pages, so half of each save was encoded by the one before (a few kilobytes a record).
 HISTORY_RECORDS_KEPT_DEFAULT = 256
+#: Retired versions of a page kind kept in its site's file, the newest: a site whose pages
+#: mix two templates is re-learned on many crawls, and every version kept would grow the file
+#: until it passed MAX_RULE_FILE_BYTES_DEFAULT and was refused (a version is a few kilobytes).
+MAX_RETIRED_VERSIONS_DEFAULT = 50
 
 
 def now() -> str:
@@ -313,9 +317,10 @@ class RuleStoreLike(Protocol):
 def with_version(
     site: str, versions: list[RuleVersion], version: RuleVersion, saved: list[RuleVersion]
 ) -> list[RuleVersion]:
-    """``versions`` with ``version`` added as the new one of its kind, the current one closed;
-    unchanged when the current version was edited by a person or has the same rules. The
-    version in force afterwards is appended to ``saved``."""
+    """``versions`` with ``version`` added as the new one of its kind, the current one closed
+    and the oldest retired past MAX_RETIRED_VERSIONS_DEFAULT dropped; unchanged when the
+    current version was edited by a person or has the same rules. The version in force
+    afterwards is appended to ``saved``."""
     same_kind = [v for v in versions if v.kind == version.kind]
     current = current_version(same_kind)
     if current is not None and (current.edited or current.same_rules(version)):
@@ -331,7 +336,20 @@ def with_version(
         for v in versions
     ]
     saved.append(new)
-    return [*closed, new]
+    return without_oldest_retired([*closed, new], version.kind)
+
+
+def without_oldest_retired(
+    versions: list[RuleVersion], kind: str, keep: int = MAX_RETIRED_VERSIONS_DEFAULT
+) -> list[RuleVersion]:
+    """``versions`` less the oldest retired ones of ``kind`` past the newest ``keep``; a
+    version a person edited is never dropped."""
+    retired = sorted(
+        (v.number for v in versions if v.kind == kind and v.valid_until and not v.edited),
+        reverse=True,
+    )
+    dropped = frozenset(retired[keep:])
+    return [v for v in versions if v.kind != kind or v.number not in dropped]
 
 
 def render_checked(site: str, versions: list[RuleVersion], origin: str) -> bytes:
