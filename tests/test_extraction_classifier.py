@@ -149,12 +149,22 @@ def test_class_and_id_words_are_judged_word_by_word(monkeypatch: pytest.MonkeyPa
     )
     names = feature_names()
     for size in (blocktable.NAME_CACHE_SIZE_DEFAULT, 1):  # a full memo is emptied, same answer
-        monkeypatch.setattr(blocktable, "NAME_CACHE_SIZE_DEFAULT", size)
+        monkeypatch.setattr(blocktable.CLASS_NAMES, "size", size)
         x = layout_features(read_blocks(page))
         assert list(x[:, names.index("near_negative")]) == [0, 1, 0, 0]
         assert list(x[:, names.index("near_positive")]) == [0, 0, 1, 0]
     table = read_blocks(page)
     assert table.element_names[table.ancestors[0, 1]] == ("almost", "there")
+
+
+@given(st.text(alphabet="ab-_ Z\u0130\u212a\u00e9x1", max_size=300), st.integers(1, 3))
+def test_class_and_id_texts_are_read_as_the_regex_reads_them(text: str, size: int) -> None:
+    names = blocktable.ClassNames(blocktable._word_bits, size)
+    words = tuple(dict.fromkeys(re.findall(r"[a-z]{2,}", text[:200].lower())))
+    bits = 0
+    for word in words:
+        bits |= blocktable._word_bits(word)
+    assert names(text) == names(text) == (bits, words)
 
 
 def test_ancestor_chains_follow_the_tree() -> None:

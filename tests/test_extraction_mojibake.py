@@ -3,9 +3,15 @@ text written as meant, a lone run and a run that is no UTF-8 stay as they are.""
 
 from __future__ import annotations
 
+import re
+
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from newsextract.extraction import extract_article, parse_page
+from newsextract.extraction.pagemodel import mojibake
+from newsextract.extraction.pagemodel.compiled import mojibake_runs
 from newsextract.extraction.pagemodel.mojibake import repair_mojibake
 
 
@@ -47,6 +53,30 @@ def test_text_written_as_meant_is_untouched(text: str) -> None:
 def test_a_run_that_is_no_utf8_stays() -> None:
     text = "caf\u00c3\u00a9 and caf\u00c3\u00a9 and \u00e2\u20ac\u00ff"
     assert repair_mojibake(text) == "café and café and \u00e2\u20ac\u00ff"
+
+
+_CONTINUATION = "[\u0080-\u00bf" + re.escape(mojibake._CP1252_HIGH) + "]"
+#: A run as a regex: the compiled scan must find and decode what this finds.
+_RUN = re.compile(
+    f"[\u00c2-\u00df]{_CONTINUATION}|[\u00e0-\u00ef]{_CONTINUATION}{{2}}"
+    f"|[\u00f0-\u00f4]{_CONTINUATION}{{3}}"
+)
+
+
+def _decoded(match: re.Match[str]) -> str:
+    try:
+        return bytes(mojibake._BYTE_OF[char] for char in match.group()).decode("utf-8")
+    except UnicodeDecodeError:
+        return match.group()
+
+
+@given(
+    st.text(
+        alphabet="a\u00c2\u00c3\u00e2\u00f0\u00f4\u00df\u00e0\u0080\u00bf\u00c0\u20ac\u2019\u0178 "
+    )
+)
+def test_runs_are_found_and_decoded_as_the_regex_finds_them(text: str) -> None:
+    assert mojibake_runs(text, mojibake._BYTE_OF) == _RUN.subn(_decoded, text)
 
 
 def test_a_garbled_page_gives_a_clean_body() -> None:

@@ -20,7 +20,11 @@ from newsextract.exceptions import NotHTMLError
 from newsextract.extraction.evidence import fft, punctuation
 from newsextract.extraction.pagemodel import encoding, page
 from newsextract.extraction.pagemodel.blocks import BLOCK_TAGS, Block, normalise_text, split_blocks
-from newsextract.extraction.pagemodel.compiled import source_counts, text_counts
+from newsextract.extraction.pagemodel.compiled import (
+    source_counts,
+    text_counts,
+    without_overlong_tags,
+)
 from newsextract.extraction.pagemodel.page import flatten_nesting, parse_page
 
 
@@ -369,6 +373,15 @@ def test_char_counts_give_the_text_checks_answers(html: str) -> None:
     assert page.CharCounts(*text_counts(html)) == counts
     assert page._has_illegal_chars(html, counts) is page._has_illegal_chars(html)
     assert page._looks_binary(html, counts.forbidden) is page._looks_binary(html)
+
+
+@given(
+    st.text(alphabet="<>ab/= \t\u00a0\u3000\u00e9\u4e2dZ\U0001f600", max_size=200),
+    st.integers(min_value=1, max_value=30),
+)
+def test_overlong_tags_lose_what_the_regex_takes(html: str, length: int) -> None:
+    expected = re.sub(rf"<([A-Za-z][^\s/<>]*)[^<>]{{{length},}}", r"<\1", html)
+    assert without_overlong_tags(html, length) == expected
 
 
 def test_overlong_tags_are_found_anywhere_in_a_long_page() -> None:

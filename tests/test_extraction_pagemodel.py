@@ -26,6 +26,7 @@ from test_extraction_encoding import CHINESE, FRENCH, JAPANESE
 from newsextract.evaluation.dataset import read_manifest
 from newsextract.exceptions import NewsExtractError
 from newsextract.extraction.pagemodel.blocks import Block, split_blocks
+from newsextract.extraction.pagemodel.compiled import text_chars
 from newsextract.extraction.pagemodel.page import clean_tree, parse_html, parse_page
 
 Tree = tuple[etree._Element, set[etree._Element] | None]
@@ -458,6 +459,13 @@ def test_compiled_walk_matches_the_reference_on_trees_built_with_lxml(
     assert_same_blocks(root, hidden)
     for element in elements:
         assert_same_blocks(element, None)
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(api_tree())
+def test_text_is_counted_as_lxml_iterates_it(root: etree._Element) -> None:
+    for element in root.iter(etree.Element):
+        assert text_chars(element) == sum(map(len, element.itertext()))
 
 
 # --- a checkout whose extension was never built -----------------------------------------

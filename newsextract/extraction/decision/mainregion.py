@@ -30,6 +30,7 @@ from lxml import etree
 
 from newsextract.extraction.decision.dialogs import dialog_kinds
 from newsextract.extraction.pagemodel.ancestry import Inherited
+from newsextract.extraction.pagemodel.compiled import text_chars
 from newsextract.extraction.pagemodel.page import Page
 
 METHOD = "single:main-region"
@@ -108,4 +109,4 @@ def main_element(root: etree._Element) -> etree._Element | None:
     found = _MAIN(root)
     if not found:
         return None
-    return max(found, key=lambda element: sum(map(len, element.itertext())))
+    return max(found, key=text_chars)

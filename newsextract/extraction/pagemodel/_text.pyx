@@ -297,3 +297,59 @@ def headline_matches(
                     break
         if found:
             out[index] = 1.0
+
+
+def mojibake_runs(str text not None, dict byte_of not None) -> tuple:
+    """What ``re.subn`` of mojibake's run pattern with its decoding gives, in one pass: each
+    run (a lead character of U+00C2-U+00F4 and its one to three continuation characters,
+    U+0080-U+00BF or a cp1252 character of the bytes 0x80-0x9F) read back as the bytes
+    ``byte_of`` gives and decoded as UTF-8, or kept where that fails. Returns the text (``text``
+    itself when no run decodes) and the count of runs, decoded or not."""
+    cdef int kind = PyUnicode_KIND(text)
+    cdef const void* data = PyUnicode_DATA(text)
+    cdef Py_ssize_t size = len(text), at = 0, kept = 0, runs = 0, needed, j
+    cdef Py_UCS4 lead
+    cdef unsigned char[4] raw
+    cdef list pieces = []
+    while at < size:
+        lead = PyUnicode_READ(kind, data, at)
+        needed = 1 if 0xC2 <= lead <= 0xDF else 2 if 0xE0 <= lead <= 0xEF else (
+            3 if 0xF0 <= lead <= 0xF4 else 0)
+        if needed == 0 or at + needed >= size:
+            at += 1
+            continue
+        raw[0] = <unsigned char>lead
+        for j in range(1, needed + 1):
+            if not _continuation(PyUnicode_READ(kind, data, at + j), byte_of, &raw[j]):
+                break
+        else:
+            runs += 1
+            try:
+                decoded = (<bytes>raw[: needed + 1]).decode("utf-8")
+            except UnicodeDecodeError:
+                pass
+            else:
+                pieces.append(text[kept:at])
+                pieces.append(decoded)
+                kept = at + needed + 1
+            at += needed + 1
+            continue
+        at += 1
+    if not pieces:
+        return text, runs
+    pieces.append(text[kept:])
+    return "".join(pieces), runs
+
+
+cdef bint _continuation(Py_UCS4 code, dict byte_of, unsigned char* byte) except -1:
+    """Whether ``code`` stands for a UTF-8 continuation byte, which goes to ``byte``."""
+    if 0x80 <= code <= 0xBF:
+        byte[0] = <unsigned char>code
+        return True
+    if code < 0x100:
+        return False
+    found = byte_of.get(chr(code))
+    if found is None:
+        return False
+    byte[0] = <unsigned char>(<long>found)
+    return True

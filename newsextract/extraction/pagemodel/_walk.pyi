@@ -13,6 +13,8 @@ def block_list(
     block_class: type[T],
 ) -> list[T]: ...
 def normalise_text(text: str) -> str: ...
+def without_overlong_tags(html: str, length: int) -> str: ...
+def text_chars(element: etree._Element) -> int: ...
 def block_columns(
     blocks: tuple[Any, ...],
     tag_index: dict[str, int],
@@ -25,14 +27,26 @@ def block_columns(
 def element_tree(
     block_elements: list[etree._Element],
     hidden: list[bool],
-    names_of: Callable[[str | None, str | None], tuple[int, tuple[str, ...]]],
-    name_cache: dict[str, tuple[int, tuple[str, ...]]],
+    class_names: ClassNames,
     tag_bits: dict[str, int],
     page_tags: frozenset[str],
     page_mask: int,
     hidden_bit: int,
     own: np.ndarray,
 ) -> tuple[bytearray, int, bytearray, bytearray, tuple[tuple[str, ...], ...]]: ...
+
+class ClassNames:
+    """The flag bits and the words of an element's class and id text ("class id"), judged
+    once a text: its words are the runs of two or more ASCII letters of its first 200
+    characters lower-cased, each distinct word once in order, and its bits those of its
+    words, OR-ed. ``word_bits`` judges a word it has not seen. Each memo (of texts, of
+    words) is emptied when it holds ``size``."""
+
+    texts: dict[str, tuple[int, tuple[str, ...]]]
+    words: dict[str, int]
+    size: int
+    def __init__(self, word_bits: Callable[[str], int], size: int) -> None: ...
+    def __call__(self, text: str) -> tuple[int, tuple[str, ...]]: ...
 
 class Inherited:
     """Flags of an element or-ed with those of every ancestor, up to (not including) the

@@ -471,13 +471,13 @@ cdef bytearray numbers_bytes(Numbers* numbers):
     return bytearray((<char*>numbers.values)[:numbers.size * sizeof(long long)]) if numbers.size else bytearray()
 
 
-def element_tree(list block_elements not None, list hidden not None, names_of, dict name_cache,
+def element_tree(list block_elements not None, list hidden not None, ClassNames class_names,
                  dict tag_bits, frozenset page_tags, long long page_mask, long long hidden_bit,
                  long long[::1] own not None) -> tuple:
     """Number every element enclosing a block, parents before children, in one walk up
     (what features._element_tree did in Python, to the same numbers): an element is judged
-    once, however many blocks it encloses, and its flags are OR-ed with its parent's. A
-    class and id text is judged by ``names_of`` unless ``name_cache`` has it already.
+    once, however many blocks it encloses, and its flags are OR-ed with its parent's. Its
+    class and id text is judged by ``class_names``.
 
     Fills ``own`` (each block's element); returns (parents, depth, bits, bits_any, names),
     the int64 arrays as the bytes of their values.
@@ -517,8 +517,8 @@ def element_tree(list block_elements not None, list hidden not None, names_of, d
             while path_size > 0:
                 path_size -= 1
                 current = path[path_size]
-                judged = _judge(current, names_of, name_cache, names, tag_bits, page_tags,
-                                page_mask, words_of)
+                judged = _judge(current, class_names, names, tag_bits, page_tags, page_mask,
+                                words_of)
                 numbers_add(&parents, ident)
                 if ident >= 0:
                     numbers_add(&depths, depths.values[ident] + 1)
@@ -551,7 +551,7 @@ def element_tree(list block_elements not None, list hidden not None, names_of, d
         free(bits_any.values)
 
 
-cdef long long _judge(tree.xmlNode* node, names_of, dict name_cache, TagNames names,
+cdef long long _judge(tree.xmlNode* node, ClassNames class_names, TagNames names,
                       dict tag_bits, frozenset page_tags, long long page_mask,
                       list words_of) except? -1:
     """An element's flag bits; its class and id words go to ``words_of``."""
@@ -563,15 +563,72 @@ cdef long long _judge(tree.xmlNode* node, names_of, dict name_cache, TagNames na
     tag = names.of(node)
     words = ()
     if classes or ident:
-        found = name_cache.get(f"{classes or ''} {ident or ''}")
-        if found is None:
-            found = names_of(classes, ident)
-        judged, words = found
+        judged, words = class_names.judge(f"{classes or ''} {ident or ''}")
         if judged and tag in page_tags:  # never a comment section nor noise
             judged &= page_mask
     judged |= tag_bits.get(tag, 0)
     words_of.append(words)
     return judged
+
+
+cdef class ClassNames:
+    """The flag bits and the words of an element's class and id text ("class id"), judged
+    once a text: its words are the runs of two or more ASCII letters of its first 200
+    characters lower-cased, each distinct word once in order, and its bits those of its
+    words, OR-ed. ``word_bits`` judges a word it has not seen. Both memos (of texts, of
+    words) live as long as the instance; each is emptied when it holds ``size``, so memory
+    stays bounded."""
+
+    cdef readonly dict texts
+    cdef readonly dict words
+    cdef object word_bits
+    cdef public Py_ssize_t size
+
+    def __init__(self, word_bits, Py_ssize_t size):
+        self.texts = {}
+        self.words = {}
+        self.word_bits = word_bits
+        self.size = size
+
+    cdef tuple judge(self, str text):
+        found = self.texts.get(text)
+        if found is not None:
+            return <tuple>found
+        if len(self.texts) >= self.size:
+            self.texts.clear()
+        if len(self.words) >= self.size:
+            self.words.clear()
+        cdef list words = _letter_runs(text[:200].lower())
+        cdef long long bits = 0
+        for word in words:
+            known = self.words.get(word)
+            if known is None:
+                known = self.words[word] = self.word_bits(word)
+            bits |= <long long>known
+        judged = (bits, tuple(words))
+        self.texts[text] = judged
+        return judged
+
+    def __call__(self, str text not None) -> tuple:
+        return self.judge(text)
+
+
+cdef list _letter_runs(str text):
+    """The distinct runs of two or more letters a-z in ``text``, in order."""
+    cdef list words = []
+    cdef Py_ssize_t i = 0, start, n = len(text)
+    while i < n:
+        if not (u'a' <= text[i] <= u'z'):
+            i += 1
+            continue
+        start = i
+        while i < n and u'a' <= text[i] <= u'z':
+            i += 1
+        if i - start >= 2:
+            word = text[start:i]
+            if word not in words:
+                words.append(word)
+    return words
 
 
 cdef class Inherited:
@@ -693,6 +750,36 @@ cdef inline tree.xmlNode* _next_node(tree.xmlNode* node, tree.xmlNode* top, bint
         if node is NULL:
             return NULL
     return NULL
+
+
+def text_chars(_Element element not None) -> int:
+    """``sum(map(len, element.itertext()))``: the characters of the text nodes in the
+    element's subtree and of its entity references as "&name;" (not a comment's or processing
+    instruction's content, nor the element's own tail), counted in their UTF-8, with no string
+    made."""
+    cdef tree.xmlNode* top = element._c_node
+    cdef tree.xmlNode* node
+    cdef Py_ssize_t chars = 0
+    require_element(element)
+    node = _next_node(top, top, True)
+    while node is not NULL:
+        if node.type == tree.XML_TEXT_NODE or node.type == tree.XML_CDATA_SECTION_NODE:
+            chars += _utf8_chars(<const unsigned char*>node.content)
+        elif node.type == tree.XML_ENTITY_REF_NODE:  # lxml gives its text as "&name;"
+            chars += 2 + _utf8_chars(<const unsigned char*>node.name)
+        node = _next_node(node, top, True)
+    return chars
+
+
+cdef inline Py_ssize_t _utf8_chars(const unsigned char* byte) noexcept:
+    """The characters of a NUL-terminated UTF-8 text (0 for NULL)."""
+    cdef Py_ssize_t chars = 0
+    if byte is NULL:
+        return 0
+    while byte[0] != 0:
+        chars += (byte[0] & 0xC0) != 0x80  # not a continuation byte
+        byte += 1
+    return chars
 
 
 cdef extern from "Python.h":
@@ -836,6 +923,47 @@ cdef void _count_text(const _Char* data, Py_ssize_t size, Py_ssize_t* counts) no
         forbidden += (char < 32) & (char != 9) & (char != 10) & (char != 13)
         nonchars += (char == 0xFFFE) | (char == 0xFFFF)
     counts[0], counts[1], counts[2] = less_than, forbidden, nonchars
+
+
+def without_overlong_tags(str html not None, Py_ssize_t length) -> str:
+    """``re.sub(rf"<([A-Za-z][^\\s/<>]*)[^<>]{{{length},}}", r"<\\1", html)`` in one pass:
+    each start tag whose name starts a run of more than ``length`` characters without "<" or
+    ">" keeps "<" and its name (cut so that ``length`` characters stay after it, as the
+    regex backtracks) and loses the rest of the run. ``html`` itself when none does."""
+    cdef int kind = PyUnicode_KIND(html)
+    cdef const void* data = PyUnicode_DATA(html)
+    cdef Py_ssize_t size = len(html), at = 0, run_end, name_end, kept = 0
+    cdef list pieces = []
+    cdef Py_UCS4 code
+    while at < size:
+        if PyUnicode_READ(kind, data, at) != 60 or at + 1 >= size:  # "<"
+            at += 1
+            continue
+        code = PyUnicode_READ(kind, data, at + 1)
+        if not ((65 <= code <= 90) or (97 <= code <= 122)):
+            at += 1
+            continue
+        run_end = at + 1
+        while run_end < size:
+            code = PyUnicode_READ(kind, data, run_end)
+            if code == 60 or code == 62:
+                break
+            run_end += 1
+        if run_end - at - 1 > length:
+            name_end = at + 2
+            while name_end < run_end:
+                code = PyUnicode_READ(kind, data, name_end)
+                if code == 47 or Py_UNICODE_ISSPACE(code):
+                    break
+                name_end += 1
+            name_end = min(name_end, run_end - length)
+            pieces.append(html[kept:name_end])
+            kept = run_end
+        at = run_end  # no "<" before the run's end
+    if not pieces:
+        return html
+    pieces.append(html[kept:])
+    return "".join(pieces)
 
 
 cdef bint _has_nonchars(const unsigned char* data, Py_ssize_t size) noexcept nogil:

@@ -18,6 +18,7 @@ from lxml import etree
 from newsextract.extraction.pagemodel.blocks import PAGE_TAGS
 from newsextract.extraction.pagemodel.compiled import (
     PROPERTY_BITS,
+    ClassNames,
     block_columns,
     element_tree,
     fill_text_counts,
@@ -374,8 +375,7 @@ def _element_tree(block_elements: list[etree._Element], hidden: list[bool]) -> _
     parents, depth, bits, bits_any, names = element_tree(
         block_elements,
         hidden,
-        _names_of,
-        _NAME_CACHE,
+        CLASS_NAMES,
         _TAG_BITS,
         PAGE_TAGS,
         ~(_NEGATIVE_BIT | _COMMENT_BIT),
@@ -412,46 +412,25 @@ def _unpack_bits(values: np.ndarray) -> np.ndarray:
     return bits
 
 
-_NAME_WORD = re.compile(r"[a-z]{2,}")
 #: The flags a class/id word raises (the first three of ``ELEMENT_FLAG_NAMES``).
 _POSITIVE_BIT, _NEGATIVE_BIT, _COMMENT_BIT = 1, 1 << 1, 1 << 2
 _TAG_BITS = {
     tag: 1 << (3 + k) for k, (_, kind_tags) in enumerate(_ANCESTOR_KINDS) for tag in kind_tags
 }
 _HIDDEN_BIT = 1 << (3 + len(_ANCESTOR_KINDS))
-_NO_NAMES: tuple[int, tuple[str, ...]] = (0, ())
 #: Distinct class/id strings remembered across pages (a site repeats its own on every page);
 #: the memo is emptied when full, so memory stays bounded in a long crawl.
 NAME_CACHE_SIZE_DEFAULT = 50_000
-_NAME_CACHE: dict[str, tuple[int, tuple[str, ...]]] = {}
-_WORD_BITS: dict[str, int] = {}
-
-
-def _names_of(classes: str | None, ident: str | None) -> tuple[int, tuple[str, ...]]:
-    """The flag bits and the words of an element's class and id, judged once a string."""
-    key = f"{classes or ''} {ident or ''}"
-    found = _NAME_CACHE.get(key)
-    if found is None:
-        if len(_NAME_CACHE) >= NAME_CACHE_SIZE_DEFAULT:
-            _NAME_CACHE.clear()
-            _WORD_BITS.clear()
-        words = tuple(dict.fromkeys(_NAME_WORD.findall(key[:200].lower())))
-        bits = 0
-        known = _WORD_BITS.get
-        for word in words:
-            word_bits = known(word)
-            bits |= _word_bits(word) if word_bits is None else word_bits
-        found = _NAME_CACHE[key] = (bits, words)
-    return found
 
 
 def _word_bits(word: str) -> int:
     """Positive, negative and comment bits of one class/id word (patterns match in words)."""
-    bits = _WORD_BITS.get(word)
-    if bits is None:
-        bits = _WORD_BITS[word] = (
-            (_POSITIVE_BIT if _POSITIVE.search(word) else 0)
-            | (_NEGATIVE_BIT if _NEGATIVE.search(word) else 0)
-            | (_COMMENT_BIT if _COMMENT.search(word) else 0)
-        )
-    return bits
+    return (
+        (_POSITIVE_BIT if _POSITIVE.search(word) else 0)
+        | (_NEGATIVE_BIT if _NEGATIVE.search(word) else 0)
+        | (_COMMENT_BIT if _COMMENT.search(word) else 0)
+    )
+
+
+#: Every page's class and id texts judged, each once a process (see ``ClassNames``).
+CLASS_NAMES = ClassNames(_word_bits, NAME_CACHE_SIZE_DEFAULT)

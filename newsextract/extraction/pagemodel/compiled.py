@@ -8,11 +8,13 @@ try:
         fill_text_counts,
         fold_text,
         headline_matches,
+        mojibake_runs,
         token_table,
         upper_case_table,
         word_numbers,
     )
     from newsextract.extraction.pagemodel._walk import (
+        ClassNames,
         Inherited,
         block_columns,
         block_list,
@@ -24,8 +26,10 @@ try:
         source_counts,
         structured_parts,
         tag_attribute_matches,
+        text_chars,
         text_counts,
         with_attributes,
+        without_overlong_tags,
     )
 except ImportError as error:  # pragma: no cover - a checkout that was never built
     raise ImportError(
@@ -35,6 +39,7 @@ except ImportError as error:  # pragma: no cover - a checkout that was never bui
 
 __all__ = [
     "PROPERTY_BITS",
+    "ClassNames",
     "Inherited",
     "block_columns",
     "block_list",
@@ -44,14 +49,17 @@ __all__ = [
     "fold_text",
     "headline_matches",
     "kept_by_cleaning",
+    "mojibake_runs",
     "named_candidates",
     "normalise_text",
     "source_counts",
     "structured_parts",
     "tag_attribute_matches",
+    "text_chars",
     "text_counts",
     "token_table",
     "upper_case_table",
     "with_attributes",
+    "without_overlong_tags",
     "word_numbers",
 ]

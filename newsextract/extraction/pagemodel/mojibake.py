@@ -17,8 +17,7 @@ lose; no other set moved. A corpus wants the characters meant, so the records ha
 
 from __future__ import annotations
 
-import re
-from functools import cache
+from newsextract.extraction.pagemodel.compiled import mojibake_runs
 
 #: Runs a page needs before it is repaired: one may be a quotation of mojibake.
 MIN_RUNS = 2
@@ -35,28 +34,17 @@ def _cp1252_char(byte: int) -> str:
 _CP1252_HIGH = "".join(_cp1252_char(byte) for byte in range(0x80, 0xA0))
 _BYTE_OF = {char: 0x80 + i for i, char in enumerate(_CP1252_HIGH)}
 _BYTE_OF.update({chr(b): b for b in range(0x80, 0x100)})
-_CONTINUATION = "[\u0080-\u00bf" + re.escape(_CP1252_HIGH) + "]"
 #: What the commonest runs start with (é, ü, à ... give "Ã©", "Ã¼", "Ã ", a no-break space
 #: "Â ", dashes and quotes "â€"): a page with none of them is not searched (the usual case).
 _SIGN_CHARS = ("\u00c3", "\u00c2")
 _SIGN_PAIRS = ("\u00e2\u20ac", "\u00e2\u0080")
 
 
-@cache
-def _run() -> re.Pattern[str]:
-    """A run of doubly decoded UTF-8, compiled for the first page that may hold one (the
-    pattern takes 0.7 ms to compile, and few pages need it)."""
-    return re.compile(
-        f"[\u00c2-\u00df]{_CONTINUATION}|[\u00e0-\u00ef]{_CONTINUATION}{{2}}"
-        f"|[\u00f0-\u00f4]{_CONTINUATION}{{3}}"
-    )
-
-
 def repair_mojibake(text: str) -> str:
     """``text`` with its runs of doubly decoded UTF-8 decoded back, when it has MIN_RUNS."""
     if not _has_sign(text):
         return text
-    repaired, runs = _run().subn(_decoded, text)
+    repaired, runs = mojibake_runs(text, _BYTE_OF)
     return repaired if runs >= MIN_RUNS else text
 
 
@@ -66,11 +54,3 @@ def _has_sign(text: str) -> bool:
     if any(char in text for char in _SIGN_CHARS):
         return True
     return "\u00e2" in text and any(pair in text for pair in _SIGN_PAIRS)
-
-
-def _decoded(match: re.Match[str]) -> str:
-    run = match.group()
-    try:
-        return bytes(_BYTE_OF[char] for char in run).decode("utf-8")
-    except (KeyError, UnicodeDecodeError):
-        return run
