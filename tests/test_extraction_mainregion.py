@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from devdata import require_set
+from lxml import etree
 
 from newsextract.evaluation.dataset import read_manifest
 from newsextract.evaluation.gold import Gold
@@ -20,6 +21,7 @@ from newsextract.extraction.decision.mainregion import (
     MAX_KEPT_SHARE,
     METHOD,
     UNSURE_MEAN_SCORE,
+    main_element,
     main_region_answer,
 )
 from newsextract.items import PageItem
@@ -152,6 +154,20 @@ def test_unsure_blocks_holding_much_of_the_main_region_stay() -> None:
     scores = np.zeros(len(page.blocks))
     scores[list(kept)] = UNSURE_MEAN_SCORE - 0.1
     assert main_region_answer(page, kept, scores) is None
+
+
+MAIN_MARKUP = (
+    '<r xmlns:x="urn:x"><x:main>a</x:main><main role="main">bb</main><div x:role="main">ccc</div>'
+    '<p role="main">dddd<main>e</main></p><s role="mainx">ffffff</s></r>'
+)
+
+
+@pytest.mark.parametrize("at", [0, 1, 3])
+def test_the_main_element_is_found_as_the_xpath_finds_it(at: int) -> None:
+    root = etree.fromstring(MAIN_MARKUP)
+    found = etree.XPath("//main | //*[@role='main']")(root[at])
+    assert [element.text for element in found] == ["bb", "dddd", "e"]
+    assert main_element(root[at]) is found[1]  # the most text, in any namespace or none
 
 
 def test_a_crawl_never_answers_the_main_region() -> None:

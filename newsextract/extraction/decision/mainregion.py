@@ -30,7 +30,7 @@ from lxml import etree
 
 from newsextract.extraction.decision.dialogs import dialog_kinds
 from newsextract.extraction.pagemodel.ancestry import Inherited
-from newsextract.extraction.pagemodel.compiled import text_chars
+from newsextract.extraction.pagemodel.compiled import tag_or_attribute, text_chars
 from newsextract.extraction.pagemodel.page import Page
 
 METHOD = "single:main-region"
@@ -48,7 +48,6 @@ _CONTROL_TAGS = frozenset({"form", "dialog", "menu"})
 #: Flags of an element's place.
 FURNITURE = 1
 CONTROL = 2
-_MAIN = etree.XPath("//main | //*[@role='main']")
 
 
 def _own_furniture(element: etree._Element) -> int:
@@ -106,7 +105,7 @@ def _region_blocks(page: Page, inside: set[int], place: Inherited) -> tuple[int,
 
 def main_element(root: etree._Element) -> etree._Element | None:
     """The ``<main>`` (or ``role="main"``) element holding the most text."""
-    found = _MAIN(root)
+    found = tag_or_attribute(root, b"main", b"role", b"main")  # //main | //*[@role='main']
     if not found:
         return None
     return max(found, key=text_chars)

@@ -1017,6 +1017,30 @@ cdef bint _value_is(tree.xmlNode* node, tree.xmlAttr* attr, bytes wanted) except
     return text is not None and (<str>text).encode("utf-8", "surrogatepass") == wanted
 
 
+def tag_or_attribute(_Element element not None, bytes tag not None, bytes name not None,
+                     bytes value not None) -> list:
+    """What the XPath ``//TAG | //*[@NAME='VALUE']`` finds in the element's document, in
+    document order, in one walk: the elements in no namespace whose tag is ``tag``, and the
+    elements whose attribute ``name`` (in no namespace) is ``value`` (UTF-8, each once)."""
+    cdef _Document doc = element._doc
+    cdef tree.xmlNode* top = (<tree.xmlDoc*>doc._c_doc).children
+    cdef tree.xmlNode* node
+    cdef tree.xmlAttr* attr
+    cdef list found = []
+    while top is not NULL:  # the root element, and what else a document holds beside it
+        node = top
+        while node is not NULL:
+            if node.type == tree.XML_ELEMENT_NODE:
+                attr = _find_attribute(node, <const char*>name)
+                if (node.ns is NULL and strcmp(<const char*>node.name, <const char*>tag) == 0) or (
+                    attr is not NULL and _value_is(node, attr, value)
+                ):
+                    found.append(cetree.elementFactory(doc, node))
+            node = _next_node(node, top, True)
+        top = top.next
+    return found
+
+
 def tag_attribute_matches(_Element context not None, bint include_self, tuple tags not None,
                           tuple plans not None, dict found not None) -> None:
     """One walk of ``context``'s subtree (itself too when ``include_self``), in document
