@@ -453,9 +453,11 @@ def test_tokens_of_the_joined_lower_text_are_each_texts_tokens(texts: list[str])
     # Blocks are lower-cased together (one call); a NUL between them lower-cases a final
     # sigma as a text's end does.
     lowered = "\x00".join(texts).lower()
-    tokens, block, _ = blocktable._token_table(lowered, len(texts))
+    vocabulary, ids, block, _ = blocktable._token_table(lowered, len(texts))
     each = [_TOKEN.findall(text.lower()) for text in texts]
-    assert list(tokens) == [token for words in each for token in words]
+    tokens = [token for words in each for token in words]
+    assert [vocabulary[i] for i in ids] == tokens
+    assert vocabulary == tuple(dict.fromkeys(tokens))  # numbered as they first occur
     assert list(block) == [i for i, words in enumerate(each) for _ in words]
 
 

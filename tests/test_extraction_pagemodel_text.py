@@ -73,7 +73,9 @@ def test_token_table_reads_every_character_as_str_does() -> None:
             continue
         text = f"a{chr(code)}b {chr(code)}"
         sizes, token_chars = np.zeros(1, dtype=np.int64), np.zeros(1)
-        assert list(token_table(text, sizes, token_chars)) == tokens_by_str(text), hex(code)
+        vocabulary, ids = token_table(text, sizes, token_chars)
+        tokens = [vocabulary[i] for i in np.frombuffer(ids, dtype=np.int64)]
+        assert tokens == tokens_by_str(text), hex(code)
         assert sizes[0] == len(tokens_by_str(text))
 
 
@@ -105,3 +107,17 @@ _PIECES += ["\ufdd0", "\u3000", "\x1c", "\x85", "\u09dc", "\u0301", "\U0001f600"
 @given(st.lists(st.sampled_from(_PIECES), max_size=12).map("".join))
 def test_normalise_text_is_the_python_normalisation(text: str) -> None:
     assert normalise_text(text) == reference_normalise(text)
+
+
+def test_words_are_numbered_as_they_first_occur_on_a_large_page() -> None:
+    words = [
+        f"w{chr(0x61 + i % 26)}{chr(0x61 + i // 26 % 26)}{chr(0x3B1 + i // 676)}"
+        for i in range(6000)
+    ]
+    text = " ".join(words[i * 7919 % 6000] for i in range(30000)) + "\x00" + " ".join(words)
+    sizes, token_chars = np.zeros(2, dtype=np.int64), np.zeros(2)
+    vocabulary, ids = token_table(text, sizes, token_chars)
+    tokens = text.replace("\x00", " ").split()
+    assert vocabulary == tuple(dict.fromkeys(tokens))
+    assert [vocabulary[i] for i in np.frombuffer(ids, dtype=np.int64)] == tokens
+    assert list(sizes) == [30000, 6000]

@@ -74,18 +74,18 @@ class LanguageModel:
 
     def coverage(self, table: BlockTable) -> float:
         """Share of the page's words found in the model's vocabulary."""
-        if not table.tokens:
+        if not len(table.token_ids):
             return 0.0
         known = sum(map(self.log_odds.__contains__, table.tokens))
-        return known / len(table.tokens)
+        return known / len(table.token_ids)
 
     def posterior_and_coverage(self, table: BlockTable) -> tuple[np.ndarray, float]:
         """:meth:`posterior` and :meth:`coverage`, looking each token up once."""
         values = self._token_values(table)
-        if not table.tokens or self._has_nan:
+        if not len(table.token_ids) or self._has_nan:
             coverage = self.coverage(table)
         else:  # a token is known where its value is a number
-            coverage = int(np.count_nonzero(~np.isnan(values))) / len(table.tokens)
+            coverage = int(np.count_nonzero(~np.isnan(values))) / len(table.token_ids)
         return self._posterior(table, values), coverage
 
     def features(self, table: BlockTable) -> np.ndarray:

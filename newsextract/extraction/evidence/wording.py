@@ -56,7 +56,7 @@ def fill_wording_features(table: BlockTable, stops: StopWords, out: np.ndarray, 
     :data:`WORDING_LOG_FEATURES` before their logarithm); zeros on a page without words.
     The page's language and its own common words are found here, the columns in C."""
     n = len(table.chars)
-    if n == 0 or not table.tokens:
+    if n == 0 or not len(table.token_ids):
         out[:, first : first + len(WORDING_FEATURE_NAMES)] = 0.0
         return
     sizes = np.bincount(table.token_block, minlength=n)

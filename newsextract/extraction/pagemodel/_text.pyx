@@ -6,7 +6,8 @@ them; every count is an integer, so these are exactly the numbers numpy counted 
 """
 
 from cpython.unicode cimport PyUnicode_Substring
-from libc.stdlib cimport free, malloc
+from libc.stdlib cimport free, malloc, realloc
+from libc.string cimport memcmp, memset
 
 cdef extern from "Python.h":
     bint Py_UNICODE_ISALNUM(Py_UCS4 ch)
@@ -159,43 +160,137 @@ cdef inline int token_kind(Py_UCS4 code) noexcept:
     return LETTER if Py_UNICODE_ISALNUM(code) and not Py_UNICODE_ISDECIMAL(code) else NOT_TOKEN
 
 
+cdef struct Vocabulary:
+    # Open addressing: ``slots`` hold word numbers (-1: empty); word n is the text's
+    # characters ``starts[n]`` to ``starts[n] + lengths[n]``, hashed to ``hashes[n]``.
+    Py_ssize_t* slots
+    Py_ssize_t capacity
+    Py_ssize_t* starts
+    Py_ssize_t* lengths
+    size_t* hashes
+    Py_ssize_t size
+    long long* ids  # each word of the text, numbered
+    Py_ssize_t id_count
+    Py_ssize_t id_capacity
+
+
+cdef void* _grown(void* block, size_t size) except NULL:
+    cdef void* grown = realloc(block, size)
+    if grown is NULL:
+        raise MemoryError()
+    return grown
+
+
+cdef size_t _hash(const char* data, Py_ssize_t size) noexcept:
+    """FNV-1a over a word's bytes (a text's words share its character width)."""
+    cdef size_t value = 14695981039346656037ULL
+    cdef Py_ssize_t i
+    for i in range(size):
+        value = (value ^ <unsigned char>data[i]) * 1099511628211ULL
+    return value
+
+
+cdef int _rehash(Vocabulary* words) except -1:
+    cdef Py_ssize_t capacity = max(2 * words.capacity, 1024), n, slot
+    free(words.slots)
+    words.slots = <Py_ssize_t*>malloc(capacity * sizeof(Py_ssize_t))
+    if words.slots is NULL:
+        raise MemoryError()
+    memset(words.slots, 0xFF, capacity * sizeof(Py_ssize_t))  # all -1
+    words.capacity = capacity
+    for n in range(words.size):
+        slot = words.hashes[n] & (capacity - 1)
+        while words.slots[slot] >= 0:
+            slot = (slot + 1) & (capacity - 1)
+        words.slots[slot] = n
+    return 0
+
+
+cdef int _add_word(Vocabulary* words, str text, const char* data, int kind, Py_ssize_t start,
+                   Py_ssize_t end, list vocabulary) except -1:
+    """Number the word ``text[start:end]``: the number of its first occurrence, or the next
+    one (and the word joins ``vocabulary``)."""
+    cdef Py_ssize_t length = end - start, slot, found
+    cdef const char* word = data + start * kind
+    cdef size_t hashed = _hash(word, length * kind)
+    if 2 * (words.size + 1) > words.capacity:
+        _rehash(words)
+    slot = hashed & (words.capacity - 1)
+    found = words.slots[slot]
+    while found >= 0 and not (
+        words.hashes[found] == hashed
+        and words.lengths[found] == length
+        and memcmp(data + words.starts[found] * kind, word, length * kind) == 0
+    ):
+        slot = (slot + 1) & (words.capacity - 1)
+        found = words.slots[slot]
+    if found < 0:
+        found = words.size
+        if found % 1024 == 0:
+            words.starts = <Py_ssize_t*>_grown(words.starts, (found + 1024) * sizeof(Py_ssize_t))
+            words.lengths = <Py_ssize_t*>_grown(words.lengths, (found + 1024) * sizeof(Py_ssize_t))
+            words.hashes = <size_t*>_grown(words.hashes, (found + 1024) * sizeof(size_t))
+        words.starts[found], words.lengths[found], words.hashes[found] = start, length, hashed
+        words.slots[slot] = found
+        words.size += 1
+        vocabulary.append(PyUnicode_Substring(text, start, end))
+    if words.id_count == words.id_capacity:
+        words.id_capacity = max(2 * words.id_capacity, 1024)
+        words.ids = <long long*>_grown(words.ids, words.id_capacity * sizeof(long long))
+    words.ids[words.id_count] = found
+    words.id_count += 1
+    return 0
+
+
 def token_table(str lowered not None, long long[:] sizes not None, double[:] token_chars not None) -> tuple:
     """The words of the lower-cased blocks joined by NULs (runs of letters; each CJK
-    character a word of its own), in order; fills each block's word count and characters
-    in words. Returns the words."""
+    character a word of its own); fills each block's word count and characters in words.
+    Returns the distinct words in the order they first occur, and the number of each word
+    of the text among them, in order (int64 values, as bytes): a string is made for each
+    distinct word only."""
     cdef int kind = PyUnicode_KIND(lowered)
     cdef const void* data = PyUnicode_DATA(lowered)
     cdef Py_ssize_t size = len(lowered), i, block = 0, run = -1
     cdef Py_UCS4 code
     cdef int char_kind
-    tokens = []
-    for i in range(size):
-        code = PyUnicode_READ(kind, data, i)
-        if code == 0:
+    cdef Vocabulary words
+    cdef list vocabulary = []
+    memset(&words, 0, sizeof(Vocabulary))
+    try:
+        for i in range(size):
+            code = PyUnicode_READ(kind, data, i)
+            if code == 0:
+                if run >= 0:
+                    _add_word(&words, lowered, <const char*>data, kind, run, i, vocabulary)
+                    sizes[block] += 1
+                    run = -1
+                block += 1
+                continue
+            char_kind = token_kind(code)
+            if char_kind == LETTER:
+                token_chars[block] += 1
+                if run < 0:
+                    run = i
+                continue
             if run >= 0:
-                tokens.append(PyUnicode_Substring(lowered, run, i))
+                _add_word(&words, lowered, <const char*>data, kind, run, i, vocabulary)
                 sizes[block] += 1
                 run = -1
-            block += 1
-            continue
-        char_kind = token_kind(code)
-        if char_kind == LETTER:
-            token_chars[block] += 1
-            if run < 0:
-                run = i
-            continue
+            if char_kind == CJK_CHAR:
+                token_chars[block] += 1
+                _add_word(&words, lowered, <const char*>data, kind, i, i + 1, vocabulary)
+                sizes[block] += 1
         if run >= 0:
-            tokens.append(PyUnicode_Substring(lowered, run, i))
+            _add_word(&words, lowered, <const char*>data, kind, run, size, vocabulary)
             sizes[block] += 1
-            run = -1
-        if char_kind == CJK_CHAR:
-            token_chars[block] += 1
-            tokens.append(PyUnicode_Substring(lowered, i, i + 1))
-            sizes[block] += 1
-    if run >= 0:
-        tokens.append(PyUnicode_Substring(lowered, run, size))
-        sizes[block] += 1
-    return tuple(tokens)
+        ids = bytearray((<char*>words.ids)[: words.id_count * sizeof(long long)]) if words.id_count else bytearray()
+        return tuple(vocabulary), ids
+    finally:
+        free(words.slots)
+        free(words.starts)
+        free(words.lengths)
+        free(words.hashes)
+        free(words.ids)
 
 
 def upper_case_table() -> bytearray:
@@ -207,22 +302,6 @@ def upper_case_table() -> bytearray:
     for code in range(0x10000):
         view[code] = Py_UNICODE_ISUPPER(code)
     return upper
-
-
-def word_numbers(tuple tokens not None, long long[:] ids not None) -> tuple:
-    """Number each token among the page's distinct words (filling ``ids``); returns those
-    words in the order they first occur."""
-    cdef dict index = {}
-    cdef list vocabulary = []
-    cdef Py_ssize_t i
-    for i in range(len(tokens)):
-        token = tokens[i]
-        number = index.get(token)
-        if number is None:
-            number = index[token] = len(vocabulary)
-            vocabulary.append(token)
-        ids[i] = number
-    return tuple(vocabulary)
 
 
 cdef extern from "Python.h":

@@ -24,7 +24,6 @@ from newsextract.extraction.pagemodel.compiled import (
     fill_text_counts,
     token_table,
     upper_case_table,
-    word_numbers,
 )
 from newsextract.extraction.pagemodel.page import Page
 
@@ -108,7 +107,8 @@ class BlockTable:
     element_flags: np.ndarray  # (elements, len(ELEMENT_FLAG_NAMES)), the element's own
     element_any: np.ndarray  # the same flags, set when the element or an ancestor has them
     element_names: tuple[tuple[str, ...], ...]  # class and id words of each element
-    tokens: tuple[str, ...]  # lower-cased words of all blocks, for the language model
+    vocabulary: tuple[str, ...]  # the page's distinct lower-cased words, as they first occur
+    token_ids: np.ndarray  # each word of all blocks (a token), by its number in ``vocabulary``
     token_block: np.ndarray  # the block each token belongs to
     levels: int  # columns of ``ancestors`` that hold any element (the others are all -1)
     token_chars: np.ndarray  # characters of each block's tokens
@@ -135,13 +135,16 @@ class BlockTable:
         counts: np.ndarray = ((above >= 0) & (self.element_flags[above, column] > 0)).sum(axis=1)
         return counts
 
-    @cached_property
+    @property
     def word_ids(self) -> tuple[np.ndarray, tuple[str, ...]]:
         """Each token's number among the page's distinct words, and those words in the order
         they first occur."""
-        ids = np.zeros(len(self.tokens), dtype=np.int64)
-        vocabulary = word_numbers(self.tokens, ids)
-        return ids, vocabulary
+        return self.token_ids, self.vocabulary
+
+    @cached_property
+    def tokens(self) -> tuple[str, ...]:
+        """The lower-cased words of all blocks, in order (for training)."""
+        return tuple(map(self.vocabulary.__getitem__, self.token_ids.tolist()))
 
     def block_tokens(self) -> list[list[str]]:
         """Tokens grouped by block (for training)."""
@@ -187,7 +190,7 @@ def read_blocks(page: Page, max_ancestors: int = MAX_ANCESTORS_DEFAULT) -> Block
     lowered = joined.lower()  # lower-casing is as at a text's end next to a NUL
     chars, words, counts = _text_counts(texts, joined, lowered)
     counts[:, 10], counts[:, 11] = inline_tags, images
-    tokens, token_block, token_chars = _token_table(lowered, n)
+    vocabulary, token_ids, token_block, token_chars = _token_table(lowered, n)
     return BlockTable(
         chars,
         words,
@@ -198,7 +201,8 @@ def read_blocks(page: Page, max_ancestors: int = MAX_ANCESTORS_DEFAULT) -> Block
         _unpack_bits(tree.bits),
         _unpack_bits(tree.bits_any),
         tree.names,
-        tokens,
+        vocabulary,
+        token_ids,
         token_block,
         min(tree.depth, max_ancestors),
         token_chars,
@@ -206,16 +210,20 @@ def read_blocks(page: Page, max_ancestors: int = MAX_ANCESTORS_DEFAULT) -> Block
     )
 
 
-def _token_table(lowered: str, n: int) -> tuple[tuple[str, ...], np.ndarray, np.ndarray]:
-    """Every block's words (in its lower-cased text: runs of letters, each CJK
-    character a word of its own), the block each one belongs to, and each block's characters
-    in words; ``lowered``: the ``n`` texts joined by NULs. One compiled pass."""
+def _token_table(
+    lowered: str, n: int
+) -> tuple[tuple[str, ...], np.ndarray, np.ndarray, np.ndarray]:
+    """Every block's words (in its lower-cased text: runs of letters, each CJK character a
+    word of its own) as the page's distinct words and each word's number among them, the
+    block each one belongs to, and each block's characters in words; ``lowered``: the ``n``
+    texts joined by NULs. One compiled pass."""
     if n == 0:
-        return (), np.zeros(0, dtype=np.int64), np.zeros(0)
+        return (), np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0)
     sizes = np.zeros(n, dtype=np.int64)
     token_chars = np.zeros(n)
-    words = token_table(lowered, sizes, token_chars)
-    return words, np.repeat(np.arange(n, dtype=np.int64), sizes), token_chars
+    vocabulary, ids = token_table(lowered, sizes, token_chars)
+    token_ids = np.frombuffer(ids, dtype=np.int64)
+    return vocabulary, token_ids, np.repeat(np.arange(n, dtype=np.int64), sizes), token_chars
 
 
 _TAG_INDEX = {tag: i for i, tag in enumerate(OWN_TAGS)}

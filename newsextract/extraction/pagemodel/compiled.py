@@ -11,7 +11,6 @@ try:
         mojibake_runs,
         token_table,
         upper_case_table,
-        word_numbers,
     )
     from newsextract.extraction.pagemodel._walk import (
         ClassNames,
@@ -63,5 +62,4 @@ __all__ = [
     "upper_case_table",
     "with_attributes",
     "without_overlong_tags",
-    "word_numbers",
 ]
