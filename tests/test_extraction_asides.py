@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from lxml import etree
 
 from newsextract.extraction import extract_article, parse_page
-from newsextract.extraction.decision import combiner
+from newsextract.extraction.decision import asides, combiner
 
 PARAGRAPH = (
     "Ferry services to the islands resumed on Monday morning after three days of storms kept "
@@ -59,3 +62,15 @@ def test_a_hidden_popup_after_the_article_is_not_its_text(monkeypatch: pytest.Mo
 
     assert "Popup:" not in body(3) and "Tab:" in body(3)
     assert "Popup:" in body(1)  # the hidden text is as long as the shown: a tab's, maybe
+
+
+@given(
+    st.dictionaries(
+        st.sampled_from(["class", "id", "role"]),
+        st.sampled_from(["", "sidebar", "right-sidebar x", "withSidebar", "main", " sidebar1 "]),
+    )
+)
+def test_a_sidebar_name_is_judged_in_c_as_python_reads_it(attributes: dict[str, str]) -> None:
+    element = etree.Element("div", attributes)
+    names = f"{element.get('class') or ''} {element.get('id') or ''}"
+    assert asides._NAMES_SIDEBAR(element) == asides._sidebar_named(names)

@@ -6,9 +6,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from lxml import etree
 
 from newsextract.extraction import extract_article, parse_page
-from newsextract.extraction.decision import combiner
+from newsextract.extraction.decision import combiner, dialogs
 from newsextract.extraction.decision.dialogs import CONSENT, DIALOG, dialog_kinds
 
 ARTICLE = (
@@ -83,3 +86,34 @@ def test_a_forums_posts_outweigh_no_consent_banner(monkeypatch: pytest.MonkeyPat
     body = _body(html)
     assert "eleven weeks" in body
     assert "legitimate interest" not in body
+
+
+def own_kind_reference(element: etree._Element) -> int:
+    """An element's own kind as Python reads it (what the compiled judge must give)."""
+    names = f"{element.get('id') or ''} {element.get('class') or ''}"[:200]
+    if dialogs._CONSENT.search(names):
+        return CONSENT
+    role, modal = element.get("role"), element.get("aria-modal")
+    is_dialog = element.tag == "dialog" or role in {"dialog", "alertdialog"} or modal == "true"
+    return DIALOG if is_dialog else 0
+
+
+_ATTRIBUTE_VALUES = st.sampled_from(
+    ["", "x", "cookie-banner", "OneTrust", "dialog", "alertdialog", "true", "True", "a" * 220]
+)
+
+
+@given(
+    st.sampled_from(["div", "dialog", "section", "{urn:x}dialog"]),
+    st.dictionaries(
+        st.sampled_from(["id", "class", "role", "aria-modal", "{urn:x}role"]), _ATTRIBUTE_VALUES
+    ),
+)
+def test_an_elements_own_kind_is_judged_in_c_as_python_reads_it(
+    tag: str, attributes: dict[str, str]
+) -> None:
+    element = etree.Element(tag, attributes)
+    assert dialogs._OWN_KIND(element) == own_kind_reference(element)
+    element.set("id", "x" * 199)  # a long id and class: their first 200 characters are read
+    element.set("class", "gdpr")
+    assert dialogs._OWN_KIND(element) == own_kind_reference(element) != CONSENT

@@ -9,13 +9,11 @@ where they sit, and only when the rest of the body is an article by itself.
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 
 import numpy as np
-from lxml import etree
 
 from newsextract.extraction.decision.region import article_container
-from newsextract.extraction.pagemodel.ancestry import Inherited
+from newsextract.extraction.pagemodel.ancestry import AttributeJudge, Inherited
 from newsextract.extraction.pagemodel.blocks import PAGE_TAGS
 from newsextract.extraction.pagemodel.blocktable import BlockTable
 from newsextract.extraction.pagemodel.page import Page
@@ -59,18 +57,19 @@ NAME_CACHE_SIZE_DEFAULT = 20_000
 def _in_sidebars(page: Page, blocks: tuple[int, ...]) -> np.ndarray:
     """Per block of ``blocks``: whether its element or one above it is named as a sidebar
     (not ``<html>`` nor ``<body>``, whose names are the page's layout)."""
-    named = Inherited(_names_sidebar, PAGE_TAGS, (b"class", b"id"))
+    named = Inherited(_NAMES_SIDEBAR, PAGE_TAGS, (b"class", b"id"))
     return np.array([named(page.blocks[i].element) > 0 for i in blocks], dtype=bool)
 
 
-def _names_sidebar(element: etree._Element) -> int:
-    return _sidebar_named(f"{element.get('class') or ''} {element.get('id') or ''}")
-
-
-@lru_cache(maxsize=NAME_CACHE_SIZE_DEFAULT)
 def _sidebar_named(names: str) -> int:
-    """1 when a class or id token names a sidebar (each distinct text judged once)."""
+    """1 when a class or id token names a sidebar."""
     return int(any(_SIDEBAR_NAME.fullmatch(token) for token in names.split()))
+
+
+#: Whether an element's class or id names a sidebar, judged in C, each distinct text once.
+_NAMES_SIDEBAR = AttributeJudge(
+    (b"class", b"id"), _sidebar_named, memo_size=NAME_CACHE_SIZE_DEFAULT
+)
 
 
 def without_hidden_tail(

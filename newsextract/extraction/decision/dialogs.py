@@ -16,11 +16,8 @@ articles 0.9392 to 0.9397; no other set moved.
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 
-from lxml import etree
-
-from newsextract.extraction.pagemodel.ancestry import Inherited
+from newsextract.extraction.pagemodel.ancestry import AttributeJudge, Inherited
 from newsextract.extraction.pagemodel.blocks import PAGE_TAGS
 from newsextract.extraction.pagemodel.page import Page
 
@@ -49,29 +46,23 @@ def dialog_kinds() -> Inherited:
     """For one page: CONSENT when an element lies in a consent banner, DIALOG in another
     modal dialog, else 0. The page's ``<body>`` and ``<html>`` are never either: some sites
     name the body after their consent state."""
-    return Inherited(_own_kind, PAGE_TAGS, (b"id", b"class", b"role", b"aria-modal"), _DIALOG_TAGS)
+    return Inherited(_OWN_KIND, PAGE_TAGS, (b"id", b"class", b"role", b"aria-modal"), _DIALOG_TAGS)
 
 
-def _own_kind(element: etree._Element) -> int:
-    if _names_consent(f"{element.get('id') or ''} {element.get('class') or ''}"[:_NAME_CHARS]):
-        return CONSENT
-    return DIALOG if is_dialog(element) else 0
-
-
-@lru_cache(maxsize=NAME_CACHE_SIZE_DEFAULT)
-def _names_consent(name: str) -> bool:
-    """Whether an id and class name a consent platform's container (a site repeats its
-    own names on every page: each is searched once)."""
-    return _CONSENT.search(name) is not None
+def _names_consent(name: str) -> int:
+    """CONSENT when an id and class name a consent platform's container."""
+    return CONSENT if _CONSENT.search(name) is not None else 0
 
 
 _DIALOG_TAGS = frozenset({"dialog"})
-
-
-def is_dialog(element: etree._Element) -> bool:
-    """A modal dialog by its tag or its ARIA attributes."""
-    return (
-        element.tag in _DIALOG_TAGS
-        or element.get("role") in _DIALOG_ROLES
-        or element.get("aria-modal") == "true"
-    )
+#: An element's own kind, judged in C: its id and class, each distinct text searched once (a
+#: site repeats its own on every page), else the modal dialog's tag and ARIA attributes.
+_OWN_KIND = AttributeJudge(
+    (b"id", b"class"),
+    _names_consent,
+    _NAME_CHARS,
+    _DIALOG_TAGS,
+    ((b"role", _DIALOG_ROLES), (b"aria-modal", frozenset({"true"}))),
+    DIALOG,
+    NAME_CACHE_SIZE_DEFAULT,
+)

@@ -51,6 +51,24 @@ class ClassNames:
     def __init__(self, word_bits: Callable[[str], int], size: int) -> None: ...
     def __call__(self, text: str) -> tuple[int, tuple[str, ...]]: ...
 
+class AttributeJudge:
+    """An element's own flags from its attributes, judged in C for :class:`Inherited`:
+    ``judge_text`` of the values of ``text_attributes`` joined by spaces, cut to
+    ``max_chars`` (-1: whole), remembered by text; where that gives 0, ``flag`` when the tag
+    is one of ``tags`` or an attribute of ``values`` has one of its values, else 0."""
+
+    def __init__(
+        self,
+        text_attributes: tuple[bytes, ...],
+        judge_text: Callable[[str], int],
+        max_chars: int = -1,
+        tags: frozenset[str] = ...,
+        values: tuple[tuple[bytes, frozenset[str]], ...] = (),
+        flag: int = 0,
+        memo_size: int = 20_000,
+    ) -> None: ...
+    def __call__(self, element: etree._Element) -> int: ...
+
 class Inherited:
     """Flags of an element or-ed with those of every ancestor, up to (not including) the
     first element whose tag is in ``stop``; memoised by node: one a page, on a tree that

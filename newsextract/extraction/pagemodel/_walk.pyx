@@ -631,15 +631,68 @@ cdef list _letter_runs(str text):
     return words
 
 
+cdef class AttributeJudge:
+    """An element's own flags from its attributes, judged in C for :class:`Inherited` (no
+    element object is made): ``judge_text`` of the values of ``text_attributes`` joined by
+    spaces (a missing one as ""), cut to ``max_chars`` (-1: whole), remembered by text (the
+    memo emptied when it holds ``memo_size``); where that gives 0, ``flag`` when the tag is
+    one of ``tags`` or an attribute of ``values`` ((UTF-8 name, values), ...) has one of its
+    values, else 0."""
+
+    cdef tuple text_attributes
+    cdef object judge_text
+    cdef Py_ssize_t max_chars
+    cdef frozenset tags
+    cdef tuple values
+    cdef long long flag
+    cdef dict memo
+    cdef Py_ssize_t memo_size
+
+    def __init__(self, tuple text_attributes not None, judge_text, Py_ssize_t max_chars=-1,
+                 frozenset tags=frozenset(), tuple values=(), long long flag=0,
+                 Py_ssize_t memo_size=20_000):
+        self.text_attributes = text_attributes
+        self.judge_text = judge_text
+        self.max_chars = max_chars
+        self.tags = tags
+        self.values = values
+        self.flag = flag
+        self.memo = {}
+        self.memo_size = memo_size
+
+    cdef long long judge(self, tree.xmlNode* node, TagNames names) except? -1:
+        text = " ".join([attribute(node, <bytes>name) or "" for name in self.text_attributes])
+        if self.max_chars >= 0:
+            text = text[: self.max_chars]
+        found = self.memo.get(text)
+        if found is None:
+            if len(self.memo) >= self.memo_size:
+                self.memo.clear()
+            found = self.memo[text] = int(self.judge_text(text))
+        if found or not self.flag:
+            return <long long>found
+        if names.of(node) in self.tags:
+            return self.flag
+        for name, allowed in self.values:
+            value = attribute(node, <bytes>name)
+            if value is not None and value in <frozenset>allowed:
+                return self.flag
+        return 0
+
+    def __call__(self, _Element element not None) -> int:
+        return self.judge(element._c_node, TagNames())
+
+
 cdef class Inherited:
     """Flags of an element or-ed with those of every ancestor, up to (not including) the
     first element whose tag is in ``stop``; memoised by node, so use one a page, and only
     while its tree does not change. ``own`` judges one element, once. With ``reads`` (the
     attributes ``own`` reads), an element that has none of them and whose tag is not in
     ``tags`` is judged 0 without a call: most elements of a page, for the cost of a look at
-    its attributes in C."""
+    its attributes in C. An :class:`AttributeJudge` for ``own`` judges in C as well."""
 
     cdef object own
+    cdef AttributeJudge own_in_c
     cdef frozenset stop
     cdef tuple reads
     cdef frozenset tags
@@ -648,6 +701,7 @@ cdef class Inherited:
 
     def __init__(self, own, frozenset stop=frozenset(), tuple reads=(), frozenset tags=frozenset()):
         self.own = own
+        self.own_in_c = own if isinstance(own, AttributeJudge) else None
         self.stop = stop
         self.reads = reads
         self.tags = tags
@@ -680,7 +734,11 @@ cdef class Inherited:
                 flags = known
             while size > 0:
                 size -= 1
-                if self.judged(path[size]):
+                if not self.judged(path[size]):
+                    pass
+                elif self.own_in_c is not None:
+                    flags |= self.own_in_c.judge(path[size], self.names)
+                else:
                     flags |= self.own(cetree.elementFactory(element._doc, path[size]))
                 ids_put(&self.memo, <size_t>path[size], flags)
             return flags

@@ -13,6 +13,7 @@ try:
         upper_case_table,
     )
     from newsextract.extraction.pagemodel._walk import (
+        AttributeJudge,
         ClassNames,
         Inherited,
         block_columns,
@@ -39,6 +40,7 @@ except ImportError as error:  # pragma: no cover - a checkout that was never bui
 
 __all__ = [
     "PROPERTY_BITS",
+    "AttributeJudge",
     "ClassNames",
     "Inherited",
     "block_columns",
