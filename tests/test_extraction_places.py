@@ -3,17 +3,23 @@ out, paragraphs placed as confidently kept ones are kept."""
 
 from __future__ import annotations
 
+import random
+import re
+
 import numpy as np
+from hypothesis import given
+from hypothesis import strategies as st
+from lxml import etree
 
 from newsextract.extraction import extract_article, parse_page
 from newsextract.extraction.decision.places import (
     MIN_COPY_CHARS,
     PLACE_CONFIDENT_SCORE,
     PLACE_PROSE_MIN_CHARS,
-    Places,
     with_its_places,
     without_copies,
 )
+from newsextract.extraction.pagemodel.compiled import Places
 
 PARAGRAPHS = [
     "Ferry services to the islands resumed on Monday morning after three days of storms kept "
@@ -73,6 +79,49 @@ def test_places_tell_tag_class_and_id_apart_up_to_the_root() -> None:
     numbers = [place(block.element) for block in page.blocks]
     assert numbers[0] == numbers[1]
     assert len(set(numbers)) == 4
+
+
+class ReferencePlaces:
+    """Places as Python reads them: the compiled walk must number elements the same way."""
+
+    def __init__(self) -> None:
+        self.numbers: dict[tuple[str, str, str, int], int] = {}
+
+    def __call__(self, element: etree._Element) -> int:
+        parent = element.getparent()
+        number = -1 if parent is None else self(parent)
+        key = (
+            str(element.tag),
+            element.get("class", ""),
+            re.sub(r"\d+", "", element.get("id", "")),
+        )
+        return self.numbers.setdefault((*key, number), len(self.numbers))
+
+
+_NAMES = st.sampled_from(["", "x", "a1", "a2", "\u0661b", "b\u0662\u0663", "{urn:x}n"])
+
+
+@given(
+    st.lists(
+        st.tuples(st.sampled_from(["div", "p", "{urn:x}div"]), _NAMES, _NAMES, st.integers(0, 9)),
+        max_size=30,
+    ),
+    st.randoms(),
+)
+def test_places_are_numbered_as_python_reads_them(
+    elements: list[tuple[str, str, str, int]], order: random.Random
+) -> None:
+    root = etree.Element("body")
+    made = [root]
+    for tag, classes, ident, parent in elements:
+        child = etree.SubElement(made[parent % len(made)], tag)
+        for name, value in (("class", classes), ("id", ident)):
+            if value:
+                child.set(name, value)
+        made.append(child)
+    order.shuffle(made)
+    place, reference = Places(), ReferencePlaces()
+    assert [place(element) for element in made] == [reference(element) for element in made]
 
 
 def test_places_of_a_deeply_nested_page_are_read_in_one_pass() -> None:

@@ -35,7 +35,7 @@ from newsextract.extraction.decision.headline import without_headline
 from newsextract.extraction.decision.mainregion import METHOD as MAIN_REGION_METHOD
 from newsextract.extraction.decision.mainregion import main_region_answer
 from newsextract.extraction.decision.notices import without_rights_notices
-from newsextract.extraction.decision.places import Places, with_its_places, without_copies
+from newsextract.extraction.decision.places import with_its_places, without_copies
 from newsextract.extraction.decision.region import MIN_BODY_CHARS_DEFAULT, RegionConfig, region_kept
 from newsextract.extraction.evidence.classifier import (
     BlockEvidence,
@@ -46,7 +46,7 @@ from newsextract.extraction.evidence.classifier import (
 from newsextract.extraction.evidence.wording import RUN_WORDS, lower_words, word_runs
 from newsextract.extraction.pagemodel.blocks import HEADING_TAGS
 from newsextract.extraction.pagemodel.blocktable import BlockTable
-from newsextract.extraction.pagemodel.compiled import fold_text
+from newsextract.extraction.pagemodel.compiled import Places, fold_text
 from newsextract.extraction.pagemodel.page import Page
 
 #: JSON-LD ``articleBody`` shorter than this (in tokens) is a teaser, not evidence.

@@ -36,15 +36,14 @@ Paragraphs placed as the article's are (:func:`with_its_places`)
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from collections.abc import Sequence
 
 import numpy as np
-from lxml import etree
 
 from newsextract.extraction.evidence.wording import lower_words, word_runs
 from newsextract.extraction.pagemodel.blocks import Block
+from newsextract.extraction.pagemodel.compiled import Places
 
 #: Shorter texts repeat for reasons other than copying ("Read more", a price, a date).
 MIN_COPY_CHARS = 40
@@ -61,30 +60,6 @@ PLACE_CONFIDENT_SCORE = 0.8
 #: its characters in links.
 PLACE_PROSE_MIN_CHARS = 80
 PLACE_MAX_LINK_DENSITY = 0.2
-
-_DIGITS = re.compile(r"\d+")
-
-
-class Places:
-    """Numbers the places of one page's elements: the same number, the same place. Each
-    element is read once, so the cost is that of the tree, however deep."""
-
-    def __init__(self) -> None:
-        self._of: dict[etree._Element, int] = {}
-        self._numbers: dict[tuple[str, str, str, int], int] = {}
-
-    def __call__(self, element: etree._Element) -> int:
-        path: list[etree._Element] = []
-        node: etree._Element | None = element
-        while node is not None and node not in self._of:
-            path.append(node)
-            node = node.getparent()
-        number = -1 if node is None else self._of[node]
-        for step in reversed(path):
-            key = (str(step.tag), step.get("class", ""), _DIGITS.sub("", step.get("id", "")))
-            number = self._numbers.setdefault((*key, number), len(self._numbers))
-            self._of[step] = number
-        return number
 
 
 def without_copies(

@@ -51,6 +51,13 @@ class ClassNames:
     def __init__(self, word_bits: Callable[[str], int], size: int) -> None: ...
     def __call__(self, text: str) -> tuple[int, tuple[str, ...]]: ...
 
+class Places:
+    """Numbers the places of one page's elements: the same number, the same place (tag,
+    class, id less its digits, and the parent's place)."""
+
+    def __init__(self) -> None: ...
+    def __call__(self, element: etree._Element) -> int: ...
+
 class AttributeJudge:
     """An element's own flags from its attributes, judged in C for :class:`Inherited`:
     ``judge_text`` of the values of ``text_attributes`` joined by spaces, cut to

@@ -631,6 +631,64 @@ cdef list _letter_runs(str text):
     return words
 
 
+cdef class Places:
+    """Numbers the places of one page's elements: the same number, the same place. An
+    element's place is its tag, class and id (digits left out: generated ids number their
+    elements) and its parent's place; each element is read once, by a walk up in C."""
+
+    cdef NodeIds memo
+    cdef dict numbers
+    cdef TagNames names
+
+    def __cinit__(self):
+        ids_init(&self.memo, 256)
+        self.numbers = {}
+        self.names = TagNames()
+
+    def __dealloc__(self):
+        free(self.memo.keys)
+        free(self.memo.values)
+
+    def __call__(self, _Element element not None) -> int:
+        cdef tree.xmlNode* node = element._c_node
+        cdef tree.xmlNode** path = NULL
+        cdef Py_ssize_t size = 0, capacity = 32, number = -1, known = -2
+        try:
+            path = <tree.xmlNode**>_grow(NULL, capacity * sizeof(tree.xmlNode*))
+            while node is not NULL:
+                known = ids_get(&self.memo, <size_t>node)
+                if known != -2:
+                    number = known
+                    break
+                if size == capacity:
+                    capacity *= 2
+                    path = <tree.xmlNode**>_grow(path, capacity * sizeof(tree.xmlNode*))
+                path[size] = node
+                size += 1
+                node = node.parent
+                if node is not NULL and node.type != tree.XML_ELEMENT_NODE:
+                    node = NULL
+            while size > 0:
+                size -= 1
+                node = path[size]
+                key = (self.names.of(node), attribute(node, b"class") or "",
+                       _without_digits(attribute(node, b"id") or ""), number)
+                number = self.numbers.setdefault(key, len(self.numbers))
+                ids_put(&self.memo, <size_t>node, number)
+            return number
+        finally:
+            free(path)
+
+
+cdef str _without_digits(str text):
+    """``re.sub(r"\\d+", "", text)``: the text less its decimal digits, of any script."""
+    cdef Py_UCS4 char
+    for char in text:
+        if Py_UNICODE_ISDECIMAL(char):
+            return "".join([kept for kept in text if not Py_UNICODE_ISDECIMAL(<Py_UCS4>kept)])
+    return text
+
+
 cdef class AttributeJudge:
     """An element's own flags from its attributes, judged in C for :class:`Inherited` (no
     element object is made): ``judge_text`` of the values of ``text_attributes`` joined by
@@ -842,6 +900,7 @@ cdef inline Py_ssize_t _utf8_chars(const unsigned char* byte) noexcept:
 
 cdef extern from "Python.h":
     bint Py_UNICODE_ISSPACE(Py_UCS4 ch)
+    bint Py_UNICODE_ISDECIMAL(Py_UCS4 ch)
     Py_UCS4 PyUnicode_READ(int kind, const void* data, Py_ssize_t index)
     int PyUnicode_KIND(object text)
     const void* PyUnicode_DATA(object text)
