@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from newsextract.extraction import extract_article, parse_page
+from newsextract.extraction.decision import notices
 from newsextract.extraction.decision.notices import (
     NOTICE_MAX_WORDS,
     USE_NOTICE_MAX_WORDS,
@@ -67,3 +70,24 @@ def test_a_notice_of_the_terms_of_use_is_left_out_though_longer() -> None:
     assert NOTICE_MAX_WORDS < len(text.split()) <= USE_NOTICE_MAX_WORDS
     assert is_rights_notice(text, len(text.split()))
     assert not is_rights_notice(text, USE_NOTICE_MAX_WORDS + 1)
+
+
+_PIECES = st.sampled_from(
+    [
+        *"copyrightalsevdnbu ()\u00a9C\u00c9\u017b\u0130\u0131\u017f\u212a",
+        "2024",
+        "r\u00e9serv\u00e9s",
+    ]
+    + [
+        "\u7248\u6743\u6240\u6709",
+        "\u8457\u4f5c\u6a29",
+        "ALL RIGHTS RESERVED",
+        "non-commercial use",
+    ]
+)
+
+
+@given(st.lists(_PIECES, min_size=1, max_size=14).map("".join))
+def test_a_text_without_a_key_is_no_notice_by_either_pattern(text: str) -> None:
+    if notices._NOTICE.search(text) or notices._USE_NOTICE.search(text):
+        assert notices._has_key(text)

@@ -49,15 +49,15 @@ def is_rights_notice(text: str, words: float) -> bool:
     >>> is_rights_notice("This copy is for your personal, non-commercial use only.", 9)
     True
     """
-    if words > USE_NOTICE_MAX_WORDS or (text.isascii() and not _has_ascii_key(text.lower())):
+    if words > USE_NOTICE_MAX_WORDS or not _has_key(text):
         return False
     if words <= NOTICE_MAX_WORDS and _NOTICE.search(text) is not None:
         return True
     return _USE_NOTICE.search(text) is not None
 
 
-#: What an ASCII text holds, lower-cased, when either pattern matches it (the others of their
-#: words are not ASCII): most blocks are ruled out without a regex scan of every position.
+#: What a text holds, lower-cased, when either pattern matches it: most blocks are ruled out
+#: without a regex scan of every position, the slowest in texts that are not ASCII.
 _ASCII_KEYS = (
     "copyright",
     "(c)",
@@ -67,7 +67,23 @@ _ASCII_KEYS = (
     "tutti i diritti riservati",
     "commercial use",
 )
+_KEYS = _ASCII_KEYS + (
+    "\u00a9",
+    "tous droits r\u00e9serv\u00e9s",
+    "wszelkie prawa zastrze\u017cone",
+    "\u7248\u6743\u6240\u6709",
+    "\u7248\u6b0a\u6240\u6709",
+    "\u8457\u4f5c\u6a29",
+    "\u7121\u65ad\u8ee2\u8f09",
+)
+#: The only characters ``re.IGNORECASE`` takes for a letter of the keys that ``str.lower``
+#: does not turn into it: dotted and dotless I, long s.
+_IGNORED_CASE = str.maketrans({"\u0130": "i", "\u0131": "i", "\u017f": "s"})
 
 
-def _has_ascii_key(lowered: str) -> bool:
-    return any(key in lowered for key in _ASCII_KEYS)
+def _has_key(text: str) -> bool:
+    if text.isascii():
+        lowered = text.lower()
+        return any(key in lowered for key in _ASCII_KEYS)
+    lowered = text.translate(_IGNORED_CASE).lower()
+    return any(key in lowered for key in _KEYS)
