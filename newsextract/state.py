@@ -28,6 +28,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
+from newsextract.extraction.pagemodel.compiled import single_spaced
 from newsextract.sharedmode.connection import redis_url
 from newsextract.stores import DATA_DIR_DEFAULT as DATA_DIR_DEFAULT
 from newsextract.stores import STATE_FILE_DEFAULT as STATE_FILE_DEFAULT
@@ -89,10 +90,9 @@ def content_hash(text: str) -> str:
     >>> content_hash("a  b\\n") == content_hash("a b")
     True
     """
-    # str.split() breaks at exactly the characters that re's \s matches (str.isspace), so
-    # this is the text with every run of whitespace made one space, at a third of the cost.
-    normalised = " ".join(text.split())
-    return hashlib.sha256(normalised.encode("utf-8")).hexdigest()
+    # Every run of white space (str.isspace, what re's \s matches) one space, as
+    # " ".join(text.split()) gives it, without a string for each word.
+    return hashlib.sha256(single_spaced(text).encode("utf-8")).hexdigest()
 
 
 def store_error(path: Path, error: BaseException) -> StateStoreError:

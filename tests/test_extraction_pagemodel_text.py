@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import re
 
 import numpy as np
@@ -12,9 +13,11 @@ from reference_blocks import normalise_text as reference_normalise
 from newsextract.extraction.pagemodel.compiled import (
     fold_text,
     normalise_text,
+    single_spaced,
     token_table,
     upper_case_table,
 )
+from newsextract.state import content_hash
 
 _WORDS = re.compile(r"\w+")
 
@@ -121,3 +124,17 @@ def test_words_are_numbered_as_they_first_occur_on_a_large_page() -> None:
     assert vocabulary == tuple(dict.fromkeys(tokens))
     assert [vocabulary[i] for i in np.frombuffer(ids, dtype=np.int64)] == tokens
     assert list(sizes) == [30000, 6000]
+
+
+_SPACES = "".join(char for char in map(chr, range(0x3001)) if char.isspace())
+
+
+@given(st.text(alphabet=_SPACES + "ab\u00e9\u4e2d\U0001f600"))
+def test_single_spacing_is_split_and_join(text: str) -> None:
+    assert single_spaced(text) == " ".join(text.split())
+
+
+def test_an_articles_content_hash_is_as_it_was() -> None:
+    text = " The  story\u3000of\n\nthe day \u00e9 "
+    expected = hashlib.sha256(" ".join(text.split()).encode("utf-8")).hexdigest()
+    assert content_hash(text) == expected

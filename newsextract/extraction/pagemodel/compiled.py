@@ -9,6 +9,7 @@ try:
         fold_text,
         headline_matches,
         mojibake_runs,
+        single_spaced,
         token_table,
         upper_case_table,
     )
@@ -56,6 +57,7 @@ __all__ = [
     "mojibake_runs",
     "named_candidates",
     "normalise_text",
+    "single_spaced",
     "source_counts",
     "structured_parts",
     "tag_attribute_matches",
