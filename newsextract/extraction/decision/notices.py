@@ -77,13 +77,15 @@ _KEYS = _ASCII_KEYS + (
     "\u7121\u65ad\u8ee2\u8f09",
 )
 #: The only characters ``re.IGNORECASE`` takes for a letter of the keys that ``str.lower``
-#: does not turn into it: dotted and dotless I, long s.
-_IGNORED_CASE = str.maketrans({"\u0130": "i", "\u0131": "i", "\u017f": "s"})
+#: does not turn into it (dotted and dotless I, long s): a text with one goes to the regex.
+_OTHER_CASES = ("\u0130", "\u0131", "\u017f")
 
 
 def _has_key(text: str) -> bool:
     if text.isascii():
         lowered = text.lower()
         return any(key in lowered for key in _ASCII_KEYS)
-    lowered = text.translate(_IGNORED_CASE).lower()
+    if any(char in text for char in _OTHER_CASES):
+        return True
+    lowered = text.lower()
     return any(key in lowered for key in _KEYS)

@@ -43,7 +43,7 @@ import numpy as np
 
 from newsextract.extraction.evidence.wording import lower_words, word_runs
 from newsextract.extraction.pagemodel.blocks import Block
-from newsextract.extraction.pagemodel.compiled import Places
+from newsextract.extraction.pagemodel.compiled import Places, single_spaced
 
 #: Shorter texts repeat for reasons other than copying ("Read more", a price, a date).
 MIN_COPY_CHARS = 40
@@ -70,7 +70,7 @@ def without_copies(
     first: dict[str, int] = {}
     copies: set[int] = set()
     for index in kept:
-        text = " ".join(blocks[index].text.split())  # a <br> as a space
+        text = single_spaced(blocks[index].text)  # a <br> as a space
         if len(text) < MIN_COPY_CHARS:
             continue
         earlier = first.setdefault(text, index)
