@@ -6,8 +6,10 @@ them; every count is an integer, so these are exactly the numbers numpy counted 
 """
 
 from cpython.unicode cimport PyUnicode_Substring
-from libc.stdlib cimport free, malloc, realloc
+from libc.stdlib cimport free, malloc
 from libc.string cimport memcmp, memset
+
+from newsextract.extraction.pagemodel._memory cimport Numbers, grown, numbers_add, numbers_bytes
 
 cdef extern from "Python.h":
     bint Py_UNICODE_ISSPACE(Py_UCS4 ch)
@@ -171,16 +173,7 @@ cdef struct Vocabulary:
     Py_ssize_t* lengths
     size_t* hashes
     Py_ssize_t size
-    long long* ids  # each word of the text, numbered
-    Py_ssize_t id_count
-    Py_ssize_t id_capacity
-
-
-cdef void* _grown(void* block, size_t size) except NULL:
-    cdef void* grown = realloc(block, size)
-    if grown is NULL:
-        raise MemoryError()
-    return grown
+    Numbers ids  # each word of the text, numbered
 
 
 cdef size_t _hash(const char* data, Py_ssize_t size) noexcept:
@@ -229,18 +222,14 @@ cdef int _add_word(Vocabulary* words, str text, const char* data, int kind, Py_s
     if found < 0:
         found = words.size
         if found % 1024 == 0:
-            words.starts = <Py_ssize_t*>_grown(words.starts, (found + 1024) * sizeof(Py_ssize_t))
-            words.lengths = <Py_ssize_t*>_grown(words.lengths, (found + 1024) * sizeof(Py_ssize_t))
-            words.hashes = <size_t*>_grown(words.hashes, (found + 1024) * sizeof(size_t))
+            words.starts = <Py_ssize_t*>grown(words.starts, (found + 1024) * sizeof(Py_ssize_t))
+            words.lengths = <Py_ssize_t*>grown(words.lengths, (found + 1024) * sizeof(Py_ssize_t))
+            words.hashes = <size_t*>grown(words.hashes, (found + 1024) * sizeof(size_t))
         words.starts[found], words.lengths[found], words.hashes[found] = start, length, hashed
         words.slots[slot] = found
         words.size += 1
         vocabulary.append(PyUnicode_Substring(text, start, end))
-    if words.id_count == words.id_capacity:
-        words.id_capacity = max(2 * words.id_capacity, 1024)
-        words.ids = <long long*>_grown(words.ids, words.id_capacity * sizeof(long long))
-    words.ids[words.id_count] = found
-    words.id_count += 1
+    numbers_add(&words.ids, found)
     return 0
 
 
@@ -285,14 +274,13 @@ def token_table(str lowered not None, long long[:] sizes not None, double[:] tok
         if run >= 0:
             _add_word(&words, lowered, <const char*>data, kind, run, size, vocabulary)
             sizes[block] += 1
-        ids = bytearray((<char*>words.ids)[: words.id_count * sizeof(long long)]) if words.id_count else bytearray()
-        return tuple(vocabulary), ids
+        return tuple(vocabulary), numbers_bytes(&words.ids)
     finally:
         free(words.slots)
         free(words.starts)
         free(words.lengths)
         free(words.hashes)
-        free(words.ids)
+        free(words.ids.values)
 
 
 def upper_case_table() -> bytearray:

@@ -15,6 +15,8 @@ from lxml.includes cimport etreepublic as cetree
 from lxml.includes cimport tree
 from lxml.includes.etreepublic cimport _Document, _Element
 
+from newsextract.extraction.pagemodel._memory cimport Numbers, grown, numbers_add, numbers_bytes
+
 cetree.import_lxml__etree()
 
 # Python's str.isspace() on ASCII: the ASCII characters a text made only of them is "space".
@@ -336,8 +338,8 @@ def block_list(_Element root not None, hidden, frozenset block_tags not None, bl
                     depth += 1
                     if depth == capacity:
                         capacity *= 2
-                        owners = <tree.xmlNode**>_grow(owners, capacity * sizeof(tree.xmlNode*))
-                        hiding = <bint*>_grow(hiding, capacity * sizeof(bint))
+                        owners = <tree.xmlNode**>grown(owners, capacity * sizeof(tree.xmlNode*))
+                        hiding = <bint*>grown(hiding, capacity * sizeof(bint))
                     owners[depth] = node
                     hiding[depth] = hiding[depth - 1] or contains(hidden_nodes, count, <size_t>node)
                 else:
@@ -395,13 +397,6 @@ def block_columns(
     return tuple(texts), elements, hidden
 
 
-cdef void* _grow(void* data, size_t size) except NULL:
-    cdef void* grown = realloc(data, size)
-    if grown is NULL:
-        raise MemoryError()
-    return grown
-
-
 # Open addressing from a node's address to its number (the tree does not change meanwhile).
 cdef struct NodeIds:
     size_t* keys
@@ -452,25 +447,6 @@ cdef inline Py_ssize_t ids_get(NodeIds* table, size_t key) noexcept nogil:
     return table.values[slot] if table.keys[slot] == key else -2
 
 
-cdef struct Numbers:
-    long long* values
-    Py_ssize_t size
-    Py_ssize_t capacity
-
-
-cdef int numbers_add(Numbers* numbers, long long value) except -1:
-    if numbers.size == numbers.capacity:
-        numbers.capacity = max(2 * numbers.capacity, 256)
-        numbers.values = <long long*>_grow(numbers.values, numbers.capacity * sizeof(long long))
-    numbers.values[numbers.size] = value
-    numbers.size += 1
-    return 0
-
-
-cdef bytearray numbers_bytes(Numbers* numbers):
-    return bytearray((<char*>numbers.values)[:numbers.size * sizeof(long long)]) if numbers.size else bytearray()
-
-
 def element_tree(list block_elements not None, list hidden not None, ClassNames class_names,
                  dict tag_bits, frozenset page_tags, long long page_mask, long long hidden_bit,
                  long long[::1] own not None) -> tuple:
@@ -497,7 +473,7 @@ def element_tree(list block_elements not None, list hidden not None, ClassNames 
     parents.capacity = depths.capacity = bits.capacity = bits_any.capacity = 0
     ids_init(&ids, 1024)
     try:
-        path = <tree.xmlNode**>_grow(NULL, path_capacity * sizeof(tree.xmlNode*))
+        path = <tree.xmlNode**>grown(NULL, path_capacity * sizeof(tree.xmlNode*))
         for i in range(n):
             current = (<_Element>block_elements[i])._c_node
             path_size = 0
@@ -505,7 +481,7 @@ def element_tree(list block_elements not None, list hidden not None, ClassNames 
             while ident == -2:  # up to the first element numbered already, or past the root
                 if path_size == path_capacity:
                     path_capacity *= 2
-                    path = <tree.xmlNode**>_grow(path, path_capacity * sizeof(tree.xmlNode*))
+                    path = <tree.xmlNode**>grown(path, path_capacity * sizeof(tree.xmlNode*))
                 path[path_size] = current
                 path_size += 1
                 parent = current.parent
@@ -631,53 +607,70 @@ cdef list _letter_runs(str text):
     return words
 
 
-cdef class Places:
-    """Numbers the places of one page's elements: the same number, the same place. An
-    element's place is its tag, class and id (digits left out: generated ids number their
-    elements) and its parent's place; each element is read once, by a walk up in C."""
+cdef class _WalkUp:
+    """A walk up from an element to the first ancestor already judged, memoised by node: one
+    instance a page, while its tree does not change."""
 
     cdef NodeIds memo
-    cdef dict numbers
     cdef TagNames names
+    cdef tree.xmlNode** path  # the nodes of the last walk, nearest first
+    cdef Py_ssize_t path_size
+    cdef Py_ssize_t path_capacity
 
-    def __cinit__(self):
+    def __cinit__(self, *args, **kwargs):
         ids_init(&self.memo, 256)
-        self.numbers = {}
         self.names = TagNames()
 
     def __dealloc__(self):
         free(self.memo.keys)
         free(self.memo.values)
+        free(self.path)
+
+    cdef Py_ssize_t walk_up(self, tree.xmlNode* node, frozenset stop) except -3:
+        """Collect the node and its ancestors, nearest first, in ``path``, up to the first
+        the memo holds (whose value is returned), the first whose tag is in ``stop`` (not
+        collected) or past the top (-2 for both)."""
+        cdef Py_ssize_t known = -2
+        self.path_size = 0
+        while node is not NULL:
+            known = ids_get(&self.memo, <size_t>node)
+            if known != -2 or (stop is not None and self.names.of(node) in stop):
+                break
+            if self.path_size == self.path_capacity:
+                self.path_capacity = max(2 * self.path_capacity, 32)
+                self.path = <tree.xmlNode**>grown(
+                    self.path, self.path_capacity * sizeof(tree.xmlNode*)
+                )
+            self.path[self.path_size] = node
+            self.path_size += 1
+            node = node.parent
+            if node is not NULL and node.type != tree.XML_ELEMENT_NODE:
+                node = NULL
+        return known if node is not NULL else -2
+
+
+cdef class Places(_WalkUp):
+    """Numbers the places of one page's elements: the same number, the same place. An
+    element's place is its tag, class and id (digits left out: generated ids number their
+    elements) and its parent's place; each element is read once, by a walk up in C."""
+
+    cdef dict numbers
+
+    def __init__(self):
+        self.numbers = {}
 
     def __call__(self, _Element element not None) -> int:
-        cdef tree.xmlNode* node = element._c_node
-        cdef tree.xmlNode** path = NULL
-        cdef Py_ssize_t size = 0, capacity = 32, number = -1, known = -2
-        try:
-            path = <tree.xmlNode**>_grow(NULL, capacity * sizeof(tree.xmlNode*))
-            while node is not NULL:
-                known = ids_get(&self.memo, <size_t>node)
-                if known != -2:
-                    number = known
-                    break
-                if size == capacity:
-                    capacity *= 2
-                    path = <tree.xmlNode**>_grow(path, capacity * sizeof(tree.xmlNode*))
-                path[size] = node
-                size += 1
-                node = node.parent
-                if node is not NULL and node.type != tree.XML_ELEMENT_NODE:
-                    node = NULL
-            while size > 0:
-                size -= 1
-                node = path[size]
-                key = (self.names.of(node), attribute(node, b"class") or "",
-                       _without_digits(attribute(node, b"id") or ""), number)
-                number = self.numbers.setdefault(key, len(self.numbers))
-                ids_put(&self.memo, <size_t>node, number)
-            return number
-        finally:
-            free(path)
+        cdef tree.xmlNode* node
+        cdef Py_ssize_t number = self.walk_up(element._c_node, None)
+        number = -1 if number == -2 else number
+        while self.path_size > 0:
+            self.path_size -= 1
+            node = self.path[self.path_size]
+            key = (self.names.of(node), attribute(node, b"class") or "",
+                   _without_digits(attribute(node, b"id") or ""), number)
+            number = self.numbers.setdefault(key, len(self.numbers))
+            ids_put(&self.memo, <size_t>node, number)
+        return number
 
 
 cdef str _without_digits(str text):
@@ -741,21 +734,20 @@ cdef class AttributeJudge:
         return self.judge(element._c_node, TagNames())
 
 
-cdef class Inherited:
+cdef class Inherited(_WalkUp):
     """Flags of an element or-ed with those of every ancestor, up to (not including) the
     first element whose tag is in ``stop``; memoised by node, so use one a page, and only
     while its tree does not change. ``own`` judges one element, once. With ``reads`` (the
     attributes ``own`` reads), an element that has none of them and whose tag is not in
     ``tags`` is judged 0 without a call: most elements of a page, for the cost of a look at
-    its attributes in C. An :class:`AttributeJudge` for ``own`` judges in C as well."""
+    its attributes in C. An :class:`AttributeJudge` for ``own`` judges in C as well; ``own``
+    never calls the instance it judges for (the walk's path is the instance's)."""
 
     cdef object own
     cdef AttributeJudge own_in_c
     cdef frozenset stop
     cdef tuple reads
     cdef frozenset tags
-    cdef NodeIds memo
-    cdef TagNames names
 
     def __init__(self, own, frozenset stop=frozenset(), tuple reads=(), frozenset tags=frozenset()):
         self.own = own
@@ -763,45 +755,22 @@ cdef class Inherited:
         self.stop = stop
         self.reads = reads
         self.tags = tags
-        self.names = TagNames()
-        ids_init(&self.memo, 256)
-
-    def __dealloc__(self):
-        free(self.memo.keys)
-        free(self.memo.values)
 
     def __call__(self, _Element element not None) -> int:
-        cdef tree.xmlNode* node = element._c_node
-        cdef tree.xmlNode** path = NULL
-        cdef Py_ssize_t size = 0, capacity = 32, flags = 0, known = -2
-        try:
-            path = <tree.xmlNode**>_grow(NULL, capacity * sizeof(tree.xmlNode*))
-            while node is not NULL:
-                known = ids_get(&self.memo, <size_t>node)
-                if known != -2 or self.names.of(node) in self.stop:
-                    break
-                if size == capacity:
-                    capacity *= 2
-                    path = <tree.xmlNode**>_grow(path, capacity * sizeof(tree.xmlNode*))
-                path[size] = node
-                size += 1
-                node = node.parent
-                if node is not NULL and node.type != tree.XML_ELEMENT_NODE:
-                    node = NULL
-            if node is not NULL and known != -2:
-                flags = known
-            while size > 0:
-                size -= 1
-                if not self.judged(path[size]):
-                    pass
-                elif self.own_in_c is not None:
-                    flags |= self.own_in_c.judge(path[size], self.names)
-                else:
-                    flags |= self.own(cetree.elementFactory(element._doc, path[size]))
-                ids_put(&self.memo, <size_t>path[size], flags)
-            return flags
-        finally:
-            free(path)
+        cdef tree.xmlNode* node
+        cdef Py_ssize_t flags = self.walk_up(element._c_node, self.stop)
+        flags = 0 if flags == -2 else flags
+        while self.path_size > 0:
+            self.path_size -= 1
+            node = self.path[self.path_size]
+            if not self.judged(node):
+                pass
+            elif self.own_in_c is not None:
+                flags |= self.own_in_c.judge(node, self.names)
+            else:
+                flags |= self.own(cetree.elementFactory(element._doc, node))
+            ids_put(&self.memo, <size_t>node, flags)
+        return flags
 
     cdef bint judged(self, tree.xmlNode* node) except -1:
         """Whether ``own`` must judge the element (else its own flags are 0)."""
