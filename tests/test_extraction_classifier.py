@@ -461,6 +461,25 @@ def test_tokens_of_the_joined_lower_text_are_each_texts_tokens(texts: list[str])
     assert list(block) == [i for i, words in enumerate(each) for _ in words]
 
 
+_BYLINE_START = re.compile(r" ?(?:[Bb][Yy]|[Vv]on|[Pp]ar|[Pp]or|[Dd]i|[Dd]oor) [A-Z]")
+_REPORTER = ("\u8a18\u8005", "\u8bb0\u8005")
+_COPYRIGHT = ("\u00a9", "(c)", "copyright", "all rights reserved", "\u7248\u6743")
+_NOTICE_PIECES = st.sampled_from(
+    ["By", "bY", " ", "von", "Par", "di", "Door", "A", "x", "\u8a18", "\u8bb0", "\u8005"]
+    + ["\u00a9", "(", "C", ")", "COPY", "right", "All", " rights ", " RESERVED", "\u7248"]
+    + ["\u6743", "\u0130", "\u212a", "\u03a3", "\U0001f600"]
+)
+
+
+@given(st.lists(st.lists(_NOTICE_PIECES, min_size=1, max_size=8).map("".join), max_size=4))
+def test_bylines_and_copyrights_are_counted_as_the_patterns_find_them(texts: list[str]) -> None:
+    _, _, counts = blocktable._text_counts(texts, "\x00".join(texts))
+    byline = [bool(_BYLINE_START.match(t)) or any(w in t for w in _REPORTER) for t in texts]
+    rights = [any(w in t.lower() for w in _COPYRIGHT) for t in texts]
+    assert list(counts[:, blocktable.COUNT_NAMES.index("byline")] > 0) == byline
+    assert list(counts[:, blocktable.COUNT_NAMES.index("copyright")] > 0) == rights
+
+
 @given(st.text(max_size=30))
 def test_fold_is_the_words_joined_by_single_spaces(text: str) -> None:
     assert classifier.fold_text(text) == re.sub(r"\W+", " ", text.lower()).strip()

@@ -38,6 +38,8 @@ cdef enum:
     COL_UPPER = 3
     COL_PIPES = 4
     COL_DATE_LIKE = 5
+    COL_BYLINE = 6
+    COL_COPYRIGHT = 7
     COL_CJK = 8
     COL_LINE_BREAKS = 9
     COL_CAPITALISED = 12
@@ -71,7 +73,10 @@ def fill_text_counts(
 ) -> None:
     """Fill each block's characters, words and the counted columns of ``counts`` from
     ``joined`` (the blocks' texts joined by NULs; ``table``: each BMP character's property
-    bits, characters past it reading the last slot)."""
+    bits, characters past it reading the last slot). A byline: the block opens with "By",
+    "von", "par", "por", "di" or "door" (either case first), a space and a capital, or names
+    a reporter (記者, 记者); a copyright: the block, lower-cased, holds "\u00a9", "(c)",
+    "copyright", "all rights reserved" or "版权"."""
     cdef int kind = PyUnicode_KIND(joined)
     cdef const void* data = PyUnicode_DATA(joined)
     cdef Py_ssize_t size = len(joined), i, block = 0, start = 0, last
@@ -96,6 +101,10 @@ def fill_text_counts(
             if block == lengths.shape[0]:
                 break
             continue
+        if i == start and _opens_with_byline(kind, data, i, size):
+            counts[block, COL_BYLINE] = 1.0
+        if code >= 40:
+            _mark_named(kind, data, i, size, block, counts)
         props = table[min(code, 0xFFFF)]
         following = table[min(code_at(kind, data, i + 1, size), 0xFFFF)]
         if props & PUNCT:
@@ -123,6 +132,74 @@ def fill_text_counts(
             if not dated:
                 dated = _date_like(kind, data, i, size, table)
     return None
+
+
+cdef bint _opens_with_byline(int kind, const void* data, Py_ssize_t i, Py_ssize_t size) noexcept:
+    """Whether the block starting at ``i`` matches `` ?(?:[Bb][Yy]|[Vv]on|[Pp]ar|[Pp]or|
+    [Dd]i|[Dd]oor) [A-Z]``."""
+    cdef unsigned int first
+    cdef Py_ssize_t length = 0
+    if code_at(kind, data, i, size) == 32:
+        i += 1
+    first = code_at(kind, data, i, size)
+    if first == 66 or first == 98:  # B b
+        length = 2 if _lower_is(kind, data, i + 1, size, b"y") else 0
+    elif first == 86 or first == 118:  # V v
+        length = 3 if _is(kind, data, i + 1, size, b"on") else 0
+    elif first == 80 or first == 112:  # P p
+        length = 3 if _is(kind, data, i + 1, size, b"ar") or _is(kind, data, i + 1, size, b"or") else 0
+    elif first == 68 or first == 100:  # D d
+        length = 2 if _is(kind, data, i + 1, size, b"i") else (
+            4 if _is(kind, data, i + 1, size, b"oor") else 0)
+    if length == 0 or code_at(kind, data, i + length, size) != 32:
+        return False
+    first = code_at(kind, data, i + length + 1, size)
+    return 65 <= first <= 90
+
+
+cdef bint _is(int kind, const void* data, Py_ssize_t i, Py_ssize_t size, const char* word) noexcept:
+    """Whether the text at ``i`` is ``word`` (ASCII), exactly."""
+    cdef Py_ssize_t j = 0
+    while word[j] != 0:
+        if code_at(kind, data, i + j, size) != <unsigned char>word[j]:
+            return False
+        j += 1
+    return True
+
+
+cdef bint _lower_is(int kind, const void* data, Py_ssize_t i, Py_ssize_t size,
+                    const char* word) noexcept:
+    """Whether the text at ``i``, its ASCII letters lower-cased, is ``word`` (lower-case
+    ASCII): what ``str.lower`` gives for these words (no other character lower-cases to one
+    of their letters alone)."""
+    cdef Py_ssize_t j = 0
+    cdef unsigned int code
+    while word[j] != 0:
+        code = code_at(kind, data, i + j, size)
+        if 65 <= code <= 90:
+            code += 32
+        if code != <unsigned char>word[j]:
+            return False
+        j += 1
+    return True
+
+
+cdef void _mark_named(int kind, const void* data, Py_ssize_t i, Py_ssize_t size,
+                      Py_ssize_t block, double[:, :] counts) noexcept:
+    """Mark the block when a reporter's title or a copyright word (lower-cased) starts at
+    ``i``."""
+    cdef unsigned int code = code_at(kind, data, i, size)
+    cdef unsigned int next_code = code_at(kind, data, i + 1, size)
+    if (code == 0x8A18 or code == 0x8BB0) and next_code == 0x8005:
+        counts[block, COL_BYLINE] = 1.0
+    elif counts[block, COL_COPYRIGHT] == 0.0 and (
+        code == 0xA9
+        or (code == 40 and _lower_is(kind, data, i, size, b"(c)"))
+        or ((code == 67 or code == 99) and _lower_is(kind, data, i, size, b"copyright"))
+        or ((code == 65 or code == 97) and _lower_is(kind, data, i, size, b"all rights reserved"))
+        or (code == 0x7248 and next_code == 0x6743)
+    ):
+        counts[block, COL_COPYRIGHT] = 1.0
 
 
 cdef bint _date_like(int kind, const void* data, Py_ssize_t i, Py_ssize_t size,

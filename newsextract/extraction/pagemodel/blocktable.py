@@ -30,13 +30,6 @@ from newsextract.extraction.pagemodel.page import Page
 #: How many enclosing elements of a block are looked at; bounds work on deeply nested pages.
 MAX_ANCESTORS_DEFAULT = 48
 
-#: A byline starts its block ("By Jane", "von", "par" ...): matched right after the NUL that
-#: opens each block in the joined text, so the regex engine only stops at block starts.
-_BYLINE_START = re.compile(r"\x00 ?(?:[Bb][Yy]|[Vv]on|[Pp]ar|[Pp]or|[Dd]i|[Dd]oor) [A-Z]")
-_BYLINE_WORDS = ("\u8a18\u8005", "\u8bb0\u8005")  # "reporter" anywhere (ja, zh)
-#: Looked up in the lower-cased text with ``str.find``, far faster than a regex scan.
-_COPYRIGHT_WORDS = ("\u00a9", "(c)", "copyright", "all rights reserved", "\u7248\u6743")
-
 _POSITIVE = re.compile(
     r"article|body|content|entry|main|news|post|story|text|blog|hentry|paragraph|detail|prose"
     r"|column|permalink|instapaper|^page$"
@@ -188,7 +181,7 @@ def read_blocks(page: Page, max_ancestors: int = MAX_ANCESTORS_DEFAULT) -> Block
     ancestors = _ancestor_matrix(tree.own, tree.parent, max_ancestors, tree.depth)
     joined = "\x00".join(texts)  # NUL never occurs in block text
     lowered = joined.lower()  # lower-casing is as at a text's end next to a NUL
-    chars, words, counts = _text_counts(texts, joined, lowered)
+    chars, words, counts = _text_counts(texts, joined)
     counts[:, 10], counts[:, 11] = inline_tags, images
     vocabulary, token_ids, token_block, token_chars = _token_table(lowered, n)
     return BlockTable(
@@ -316,49 +309,16 @@ _PROP_DIGIT, _PROP_UPPER, _PROP_PIPE, _PROP_NEWLINE, _PROP_CJK_DATE = (
 )
 
 
-def _text_counts(
-    texts: Sequence[str], joined: str, lowered: str
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _text_counts(texts: Sequence[str], joined: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Characters, words and the counts of COUNT_NAMES for every block at once (``joined``:
-    the texts joined by NULs, ``lowered`` that lower-cased): the character counts in one
-    compiled pass, the byline and copyright searches here."""
+    the texts joined by NULs), in one compiled pass."""
     n = len(texts)
     counts = np.zeros((n, len(COUNT_NAMES)))
     lengths = np.zeros(n)
     words = np.zeros(n)
-    if n == 0:
-        return lengths, words, counts
-    fill_text_counts(joined, _CHAR_PROPERTIES, lengths, words, counts)
-    starts = np.concatenate([[0], np.cumsum(lengths[:-1] + 1)])
-    counts[:, 6] = _byline_blocks(joined, starts)
-    if len(lowered) == len(joined):
-        counts[:, 7] = _blocks_with(lowered, _COPYRIGHT_WORDS, starts)
-    else:  # a few characters grow when lower-cased (U+0130): positions would shift
-        counts[:, 7] = [any(w in t.lower() for w in _COPYRIGHT_WORDS) for t in texts]
+    if n:
+        fill_text_counts(joined, _CHAR_PROPERTIES, lengths, words, counts)
     return lengths, words, counts
-
-
-def _byline_blocks(joined: str, starts: np.ndarray) -> np.ndarray:
-    """1 for blocks that open with a byline or name a reporter."""
-    flags = _blocks_with(joined, _BYLINE_WORDS, starts)
-    hits = [match.start() for match in _BYLINE_START.finditer("\x00" + joined)]
-    if hits:
-        flags[np.searchsorted(starts, hits)] = 1.0  # a hit is at its block's start
-    return flags
-
-
-def _blocks_with(joined: str, words: tuple[str, ...], starts: np.ndarray) -> np.ndarray:
-    """1 for blocks (starting at ``starts`` in ``joined``) that contain any of ``words``."""
-    flags = np.zeros(len(starts))
-    for word in words:
-        at = joined.find(word)
-        while at >= 0:
-            block = int(np.searchsorted(starts, at, side="right")) - 1
-            flags[block] = 1.0
-            next_block = block + 1
-            resume = int(starts[next_block]) if next_block < len(starts) else len(joined)
-            at = joined.find(word, resume)
-    return flags
 
 
 @dataclass(frozen=True)
