@@ -21,6 +21,7 @@ from newsextract.extraction.evidence import fft, punctuation
 from newsextract.extraction.pagemodel import encoding, page
 from newsextract.extraction.pagemodel.blocks import BLOCK_TAGS, Block, normalise_text, split_blocks
 from newsextract.extraction.pagemodel.compiled import (
+    is_hidden,
     source_counts,
     text_counts,
     without_overlong_tags,
@@ -158,6 +159,45 @@ def test_content_after_a_stray_end_of_document_is_read() -> None:
     # After "</body></html>" and more markup libxml2 starts a second top-level element.
     html = "<html><body><p>first</p></body></html><div><p>second</p></div>after"
     assert texts(html) == ["first", "second", "after"]
+
+
+_HIDDEN_STYLE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.I)
+
+
+def hidden_by_python(element: etree._Element) -> bool:
+    """What the compiled ``is_hidden`` must give: the first of the three attributes that
+    hides the element decides."""
+    for name in ("style", "hidden", "aria-hidden"):
+        value = element.get(name)
+        if value is None:
+            continue
+        if name == "hidden":
+            return re.match(r"S:\d+$", element.get("id") or "") is None
+        hides = _HIDDEN_STYLE.search(value) if name == "style" else value == "true"
+        if hides:
+            return True
+    return False
+
+
+_STYLE_PIECES = st.sampled_from(
+    ["display", "DISPLAY", "di\u017fplay", "d\u0131splay", "visib\u0130lity", "visibility"]
+    + [":", " ", "\u3000", "\n", "none", "NONE", "hidden", "h\u0131dden", ";", "block", "x"]
+)
+_IDS = st.sampled_from(["", "S:0", "S:12\n", "S:\n", "S:1\n\n", "S:\u0661", "s:1", "S:1a"])
+
+
+@given(
+    st.one_of(st.none(), st.just("true"), st.lists(_STYLE_PIECES, max_size=8).map("".join)),
+    st.one_of(st.none(), st.sampled_from(["", "hidden"])),
+    st.one_of(st.none(), st.sampled_from(["true", "True", "false"])),
+    st.one_of(st.none(), _IDS),
+)
+def test_hiding_attributes_are_read_as_the_patterns_read_them(
+    style: str | None, hidden: str | None, aria: str | None, ident: str | None
+) -> None:
+    values = {"style": style, "hidden": hidden, "aria-hidden": aria, "id": ident}
+    element = etree.Element("div", {k: v for k, v in values.items() if v is not None})
+    assert is_hidden(element) is hidden_by_python(element)
 
 
 def test_aria_hidden_false_and_other_styles_are_kept() -> None:

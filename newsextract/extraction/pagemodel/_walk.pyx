@@ -788,6 +788,81 @@ cdef bint has_attribute(tree.xmlNode* node, const char* name) noexcept:
     return _find_attribute(node, name) is not NULL
 
 
+def is_hidden(_Element element not None) -> bool:
+    """Whether the element's own attributes hide it. Of ``style`` (``display: none`` or
+    ``visibility: hidden``, in any case and spacing), ``hidden`` and ``aria-hidden="true"``,
+    the first the element has that hides it decides: ``hidden`` hides unless the element is a
+    part that React's streamed rendering moves into place (``id="S:0"``)."""
+    cdef tree.xmlNode* node = element._c_node
+    if node.type != tree.XML_ELEMENT_NODE or node.properties is NULL:
+        return False
+    style = attribute(node, b"style")
+    if style is not None and _hides_by_style(style):
+        return True
+    if _find_attribute(node, b"hidden") is not NULL:
+        return not _is_streamed_part(attribute(node, b"id") or "")
+    return attribute(node, b"aria-hidden") == "true"
+
+
+cdef bint _hides_by_style(str style) except -1:
+    """``re.search(r"display\\s*:\\s*none|visibility\\s*:\\s*hidden", style, re.I)``."""
+    cdef Py_ssize_t at
+    for at in range(len(style)):
+        if _declares(style, at, "display", "none") or _declares(style, at, "visibility", "hidden"):
+            return True
+    return False
+
+
+cdef bint _declares(str style, Py_ssize_t at, str name, str value) except -1:
+    """Whether ``name``, white space, ":", white space and ``value`` start at ``at`` (the
+    letters in any case, as ``re.IGNORECASE`` reads them)."""
+    at = _letters_at(style, at, name)
+    if at < 0:
+        return False
+    while at < len(style) and Py_UNICODE_ISSPACE(style[at]):
+        at += 1
+    if at >= len(style) or style[at] != ":":
+        return False
+    at += 1
+    while at < len(style) and Py_UNICODE_ISSPACE(style[at]):
+        at += 1
+    return _letters_at(style, at, value) >= 0
+
+
+cdef Py_ssize_t _letters_at(str text, Py_ssize_t at, str word) except -2:
+    """Where ``word`` (lower-case ASCII) ends in ``text`` when it starts at ``at`` in any
+    case, -1 when it does not. ``re.IGNORECASE`` also takes the dotted and dotless I for "i"
+    and the long s for "s"."""
+    cdef Py_ssize_t j
+    cdef unsigned int code, letter
+    if at + len(word) > len(text):
+        return -1
+    for j in range(len(word)):
+        code, letter = text[at + j], word[j]
+        if 65 <= code <= 90:
+            code += 32
+        if code != letter and not (
+            (letter == 105 and (code == 0x130 or code == 0x131)) or (letter == 115 and code == 0x17F)
+        ):
+            return -1
+    return at + len(word)
+
+
+cdef bint _is_streamed_part(str ident) except -1:
+    """``re.match(r"S:\\d+$", ident)``: "S:", decimal digits, then the end or a last line
+    break."""
+    cdef Py_ssize_t at = 2, size = len(ident)
+    if size > 0 and ident[size - 1] == "\n":
+        size -= 1
+    if size < 3 or ident[0] != "S" or ident[1] != ":":
+        return False
+    while at < size:
+        if not Py_UNICODE_ISDECIMAL(ident[at]):
+            return False
+        at += 1
+    return True
+
+
 def cleaning_candidates(_Element root not None, frozenset noise_tags not None,
                         frozenset archive_ids not None, tuple hiding not None) -> tuple:
     """What cleaning looks at, in one walk of ``root``'s subtree (itself included), in
