@@ -473,7 +473,7 @@ _NOTICE_PIECES = st.sampled_from(
 
 @given(st.lists(st.lists(_NOTICE_PIECES, min_size=1, max_size=8).map("".join), max_size=4))
 def test_bylines_and_copyrights_are_counted_as_the_patterns_find_them(texts: list[str]) -> None:
-    _, _, counts = blocktable._text_counts(texts, "\x00".join(texts))
+    _, _, counts = blocktable._text_counts("\x00".join(texts), len(texts))
     byline = [bool(_BYLINE_START.match(t)) or any(w in t for w in _REPORTER) for t in texts]
     rights = [any(w in t.lower() for w in _COPYRIGHT) for t in texts]
     assert list(counts[:, blocktable.COUNT_NAMES.index("byline")] > 0) == byline

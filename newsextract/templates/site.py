@@ -43,7 +43,7 @@ from newsextract.templates.store import (
     RuleStoreLike,
     RuleStoreUnavailableError,
     current_version,
-    now,
+    with_version,
 )
 from newsextract.templates.validate import Verdict, validate_body
 
@@ -205,16 +205,9 @@ class SiteTemplates:
             self._revision = self.store.revision(self.site)
             self._versions = self.store.load(self.site)
             return saved
-        current = self.current(version.kind)
-        if current is not None and (current.edited or current.same_rules(version)):
-            return current
-        stamp = now()
-        number = max((v.number for v in self.versions(version.kind)), default=0) + 1
-        new = replace(version, site=self.site, number=number, valid_from=stamp)
-        self._versions = [
-            replace(v, valid_until=stamp) if v is current else v for v in self._versions
-        ] + [new]
-        return new
+        in_force: list[RuleVersion] = []  # kept in memory as a store keeps them
+        self._versions = with_version(self.site, self._versions, version, in_force)
+        return in_force[0]
 
     def records(self, page: Page, kind: str = LISTING_KIND) -> list[Record]:
         """The records (title, link) of a listing page; empty without repeating rules. A page

@@ -8,7 +8,6 @@ all from the compiled page model. The layout features and the classifiers read i
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -181,7 +180,7 @@ def read_blocks(page: Page, max_ancestors: int = MAX_ANCESTORS_DEFAULT) -> Block
     ancestors = _ancestor_matrix(tree.own, tree.parent, max_ancestors, tree.depth)
     joined = "\x00".join(texts)  # NUL never occurs in block text
     lowered = joined.lower()  # lower-casing is as at a text's end next to a NUL
-    chars, words, counts = _text_counts(texts, joined)
+    chars, words, counts = _text_counts(joined, n)
     counts[:, 10], counts[:, 11] = inline_tags, images
     vocabulary, token_ids, token_block, token_chars = _token_table(lowered, n)
     return BlockTable(
@@ -309,10 +308,9 @@ _PROP_DIGIT, _PROP_UPPER, _PROP_PIPE, _PROP_NEWLINE, _PROP_CJK_DATE = (
 )
 
 
-def _text_counts(texts: Sequence[str], joined: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _text_counts(joined: str, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Characters, words and the counts of COUNT_NAMES for every block at once (``joined``:
-    the texts joined by NULs), in one compiled pass."""
-    n = len(texts)
+    the ``n`` texts joined by NULs), in one compiled pass."""
     counts = np.zeros((n, len(COUNT_NAMES)))
     lengths = np.zeros(n)
     words = np.zeros(n)
