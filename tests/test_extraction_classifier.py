@@ -6,6 +6,7 @@ import dataclasses
 import json
 import re
 import shutil
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -303,6 +304,8 @@ def _same(mine: Any, theirs: Any) -> bool:
         return type(mine) is type(theirs) and all(
             _same(getattr(mine, name), getattr(theirs, name)) for name in names
         )
+    if isinstance(mine, Mapping) and not isinstance(mine, dict):  # read lazily: its items
+        return isinstance(theirs, Mapping) and _same(dict(mine), dict(theirs))
     if isinstance(mine, dict | tuple):
         keys = list(mine) if isinstance(mine, dict) else range(len(mine))
         return (

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import numpy as np
 from lxml import etree
@@ -120,8 +121,7 @@ class CombinerConfig:
 DEFAULT = CombinerConfig()
 
 
-@dataclass(frozen=True)
-class Decision:
+class Decision(NamedTuple):
     """Which blocks make the article, with the scores they were kept by."""
 
     kept: tuple[int, ...]
@@ -250,8 +250,7 @@ def combined_scores(
     return result
 
 
-@dataclass(frozen=True)
-class ArticleBodyText:
+class ArticleBodyText(NamedTuple):
     """The page's JSON-LD ``articleBody``: its lower-cased words and their 4-word runs."""
 
     words: frozenset[str]

@@ -19,6 +19,7 @@ scored low, is another page's teasers: a "most popular" box, a popover's terms.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -125,8 +126,7 @@ class RegionConfig:
     tail_max_score: float = TAIL_MAX_SCORE_DEFAULT
 
 
-@dataclass(frozen=True)
-class ProseRun:
+class ProseRun(NamedTuple):
     """Prose paragraphs (block indexes, document order) that read as one stretch of text."""
 
     paragraphs: tuple[int, ...]

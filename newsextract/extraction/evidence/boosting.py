@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -24,8 +24,7 @@ MIN_LEAF_WEIGHT_DEFAULT = 20.0
 L2_DEFAULT = 1.0
 
 
-@dataclass(frozen=True)
-class _TreeArrays:
+class _TreeArrays(NamedTuple):
     """The trees laid out for the compiled prediction."""
 
     features: np.ndarray  # (trees, depth) int64
@@ -33,7 +32,7 @@ class _TreeArrays:
     leaves: np.ndarray  # (trees, 2**depth) float64
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # arrays inside: == by identity
 class TreeEnsemble:
     """Boosted oblivious trees on the logit scale: ``base + sum(leaf values)``."""
 

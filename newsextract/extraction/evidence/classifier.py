@@ -129,7 +129,7 @@ class LanguageModel:
         return np.column_stack([np.ones(n), mean, log_count, mean * log_count])
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # arrays inside: == by identity
 class ClassifierModel:
     """Everything method E learned; see ``newsextract train``."""
 
@@ -296,7 +296,7 @@ def _log_odds(arrays: Mapping[str, np.ndarray], name: str) -> dict[str, float]:
     return dict(zip(text_words(arrays[f"{name}.words"]), values, strict=True))
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # arrays inside: == by identity
 class BlockEvidence:
     """Method E's per-block posteriors at each stage, for the combiner."""
 

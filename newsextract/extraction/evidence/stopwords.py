@@ -14,7 +14,7 @@ the page's own most widespread words play the stop words' part (``wording``).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from itertools import accumulate, chain, pairwise
@@ -65,13 +65,9 @@ class StopWords:
         index = dict(zip(words, range(len(words)), strict=True))
         if len(index) != len(words) or list(languages) != sorted(languages):
             raise ValueError("stop words numbered twice, or lists out of order")
-        flat = numbers.tolist()
-        bounds = pairwise([0, *accumulate(sizes)])
-        lists = {
-            name: tuple(map(words.__getitem__, flat[start:end]))
-            for name, (start, end) in zip(languages, bounds, strict=True)
-        }
-        stops = cls(lists)
+        if len(languages) != len(sizes) or sum(sizes) != len(numbers):
+            raise ValueError("stop lists' sizes do not add up to their numbers")
+        stops = cls(_NumberedLists(tuple(languages), words, numbers, sizes))
         membership = _membership(len(index), numbers, sizes)
         stops.__dict__.update(_word_index=index, _membership=membership)  # cached properties
         return stops
@@ -143,6 +139,39 @@ class StopWords:
 
     def to_json(self) -> dict[str, list[str]]:
         return {name: list(self.lists[name]) for name in self.languages}
+
+
+class _NumberedLists(Mapping[str, Sequence[str]]):
+    """Stop lists kept as the model's numbers, made into words at the first read: training
+    and the JSON form read them, extraction only the word index and the membership table
+    (1 ms of every process's start)."""
+
+    def __init__(
+        self,
+        languages: tuple[str, ...],
+        words: Sequence[str],
+        numbers: np.ndarray,
+        sizes: Sequence[int],
+    ) -> None:
+        self._languages, self._words, self._numbers, self._sizes = languages, words, numbers, sizes
+
+    @cached_property
+    def _lists(self) -> dict[str, tuple[str, ...]]:
+        flat = self._numbers.tolist()
+        bounds = pairwise([0, *accumulate(self._sizes)])
+        return {
+            name: tuple(map(self._words.__getitem__, flat[start:end]))
+            for name, (start, end) in zip(self._languages, bounds, strict=True)
+        }
+
+    def __getitem__(self, language: str) -> Sequence[str]:
+        return self._lists[language]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._languages)
+
+    def __len__(self) -> int:
+        return len(self._languages)
 
 
 def _membership(words: int, numbers: np.ndarray, sizes: Sequence[int]) -> np.ndarray:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import cached_property
+from typing import NamedTuple
 
 import numpy as np
 from lxml import etree
@@ -86,7 +87,7 @@ _ANCESTOR_KINDS = (
 )
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # arrays inside: == by identity
 class BlockTable:
     """Counts read from each block once, plus each block's ancestor element ids."""
 
@@ -319,8 +320,7 @@ def _text_counts(joined: str, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarra
     return lengths, words, counts
 
 
-@dataclass(frozen=True)
-class _ElementTree:
+class _ElementTree(NamedTuple):
     """The elements enclosing a page's blocks, numbered parents first, judged once each."""
 
     parent: np.ndarray  # each element's parent id, -1 at the top

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import codecs
 import re
-from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -54,8 +54,7 @@ _NOT_PAGE_ENCODINGS = frozenset(
 _CJK_CANDIDATES = ("cp932", "euc_jp", "gb18030", "cp949", "big5hkscs")
 
 
-@dataclass(frozen=True)
-class DecodedText:
+class DecodedText(NamedTuple):
     """Page text with the encoding used and where that choice came from."""
 
     text: str
@@ -187,8 +186,7 @@ def _detect_legacy(body: bytes) -> str:
 _NOT_KOREAN = tuple(encoding for encoding in _CJK_CANDIDATES if encoding != "cp949")
 
 
-@dataclass(frozen=True)
-class HighRuns:
+class HighRuns(NamedTuple):
     """The runs of non-ASCII bytes of a sample (maximal runs of bytes 0x80-0xff)."""
 
     high: int  # non-ASCII bytes

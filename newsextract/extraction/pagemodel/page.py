@@ -9,7 +9,7 @@ import json
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from lxml import etree
 
@@ -127,8 +127,7 @@ def parse_page(
     return Page(url, parsed.encoding, parsed.html, root, blocks, structured)
 
 
-@dataclass(frozen=True)
-class ParsedHTML:
+class ParsedHTML(NamedTuple):
     """A body decoded and parsed: the tree as parsed, before structured data is read and
     noise removed (the light page of stored rules starts from it too)."""
 
@@ -187,8 +186,7 @@ def count_tags(text: str | bytes) -> int:
     return text.count("<") - text.count("</") - text.count("<!")
 
 
-@dataclass(frozen=True)
-class CharCounts:
+class CharCounts(NamedTuple):
     """What the checks before parsing need of a page, counted in one compiled pass over its
     text, or over its UTF-8 bytes when it came from them (the same counts)."""
 

@@ -7,6 +7,7 @@ decision (:func:`..decision.combiner.decide`), then the record.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import numpy as np
 
@@ -33,8 +34,7 @@ class Article:
     kept_blocks: tuple[int, ...] = field(default=(), repr=False)
 
 
-@dataclass(frozen=True)
-class ScoredArticle:
+class ScoredArticle(NamedTuple):
     article: Article
     scores: np.ndarray  # every block's final score (method E and the JSON-LD vote)
 
