@@ -39,10 +39,28 @@ def tree_logits(
                 for tree in range(trees):
                     tested = &features[tree, 0]
                     limits = &thresholds[tree, 0]
-                    leaf = 0
-                    for level in range(depth):  # no branch: the comparison is the bit
-                        leaf |= (features_of_row[tested[level]] > limits[level]) << level
+                    if depth == 6:
+                        leaf = _leaf6(features_of_row, tested, limits)
+                    elif depth == 4:
+                        leaf = _leaf4(features_of_row, tested, limits)
+                    else:
+                        leaf = 0
+                        for level in range(depth):  # no branch: the comparison is the bit
+                            leaf |= (features_of_row[tested[level]] > limits[level]) << level
                     values[tree] = leaves[tree, leaf]
                 out[row] = base + (0.0 + pairwise_sum(values, trees))
     finally:
         PyMem_Free(values)
+
+
+# The shipped model's depths, unrolled: the levels' comparisons then run side by side.
+cdef inline Py_ssize_t _leaf4(const double* row, const long long* tested,
+                              const double* limits) noexcept nogil:
+    return ((row[tested[0]] > limits[0]) | ((row[tested[1]] > limits[1]) << 1)
+            | ((row[tested[2]] > limits[2]) << 2) | ((row[tested[3]] > limits[3]) << 3))
+
+
+cdef inline Py_ssize_t _leaf6(const double* row, const long long* tested,
+                              const double* limits) noexcept nogil:
+    return (_leaf4(row, tested, limits) | ((row[tested[4]] > limits[4]) << 4)
+            | ((row[tested[5]] > limits[5]) << 5))
