@@ -39,7 +39,9 @@ def random_ensemble(rng: np.random.Generator, trees: int, depth: int, width: int
     )
 
 
-@pytest.mark.parametrize(("trees", "depth"), [(2, 0), (1, 1), (7, 3), (40, 4), (40, 6), (3, 8), (3, 9)])
+@pytest.mark.parametrize(
+    ("trees", "depth"), [(2, 0), (1, 1), (7, 3), (40, 4), (40, 6), (3, 8), (3, 9)]
+)
 @pytest.mark.parametrize("rows", [0, 1, 5, 300])
 def test_prediction_is_exactly_the_trees(trees: int, depth: int, rows: int) -> None:
     rng = np.random.default_rng(trees * 100 + depth * 10 + rows)

@@ -92,13 +92,14 @@ class Inherited:
     ) -> None: ...
     def __call__(self, element: etree._Element) -> int: ...
 
-def cleaning_candidates(
+def cleaning_parts(
     root: etree._Element,
     noise_tags: frozenset[str],
+    page_holders: frozenset[str],
     archive_ids: frozenset[str],
-    hiding: tuple[bytes, ...],
+    block_tags: frozenset[str],
 ) -> tuple[
-    list[etree._Element], list[etree._Element], list[etree._Element], list[etree._Element]
+    list[etree._Element], list[etree._Element], list[etree._Element], set[etree._Element]
 ]: ...
 def with_attributes(
     root: etree._Element, attribute_names: tuple[bytes, ...]

@@ -793,7 +793,11 @@ def is_hidden(_Element element not None) -> bool:
     ``visibility: hidden``, in any case and spacing), ``hidden`` and ``aria-hidden="true"``,
     the first the element has that hides it decides: ``hidden`` hides unless the element is a
     part that React's streamed rendering moves into place (``id="S:0"``)."""
-    cdef tree.xmlNode* node = element._c_node
+    return _hides(element._c_node)
+
+
+cdef bint _hides(tree.xmlNode* node) except -1:
+    """:func:`is_hidden` of a node."""
     if node.type != tree.XML_ELEMENT_NODE or node.properties is NULL:
         return False
     style = attribute(node, b"style")
@@ -863,17 +867,21 @@ cdef bint _is_streamed_part(str ident) except -1:
     return True
 
 
-def cleaning_candidates(_Element root not None, frozenset noise_tags not None,
-                        frozenset archive_ids not None, tuple hiding not None) -> tuple:
-    """What cleaning looks at, in one walk of ``root``'s subtree (itself included), in
-    document order: the ``<head>`` elements (whose subtrees are not walked: they go whole),
-    the noise elements (by tag), the elements a web archive inserted (by id) and the
-    elements with an attribute named in ``hiding`` (bytes), which may hide them."""
+def cleaning_parts(_Element root not None, frozenset noise_tags not None,
+                   frozenset page_holders not None, frozenset archive_ids not None,
+                   frozenset block_tags not None) -> tuple:
+    """What cleaning removes, in one walk of ``root``'s subtree (itself included), in
+    document order: the ``<head>`` elements (whose subtrees are not walked: they go whole);
+    the noise elements that may hold the page (tags in ``page_holders``), for the caller to
+    judge; the elements removed otherwise, in this order: the other noise elements (by tag),
+    those a web archive inserted (by id), the hidden ones (:func:`is_hidden`) that are not
+    blocks; and the set of hidden block elements, which stay."""
     cdef tree.xmlNode* top = root._c_node
     cdef tree.xmlNode* node = top
     cdef TagNames names = TagNames()
     cdef _Document doc = root._doc
-    cdef list heads = [], noise = [], archive = [], may_hide = []
+    cdef list heads = [], holders = [], noise = [], archive = [], hidden_inline = []
+    cdef set hidden_blocks = set()
     cdef bint descend
     require_element(root)
     while node is not NULL:
@@ -885,17 +893,20 @@ def cleaning_candidates(_Element root not None, frozenset noise_tags not None,
                 descend = node is top  # a head below the root goes whole, unread
             if descend:
                 if tag in noise_tags:
-                    noise.append(cetree.elementFactory(doc, node))
+                    (holders if tag in page_holders else noise).append(
+                        cetree.elementFactory(doc, node)
+                    )
                 if node.properties is not NULL:
                     if archive_ids and has_attribute(node, b"id"):
                         if attribute(node, b"id") in archive_ids:
                             archive.append(cetree.elementFactory(doc, node))
-                    for name in hiding:
-                        if has_attribute(node, <bytes>name):
-                            may_hide.append(cetree.elementFactory(doc, node))
-                            break
+                    if _hides(node):
+                        if tag in block_tags:
+                            hidden_blocks.add(cetree.elementFactory(doc, node))
+                        else:
+                            hidden_inline.append(cetree.elementFactory(doc, node))
         node = _next_node(node, top, descend)
-    return heads, noise, archive, may_hide
+    return heads, holders, noise + archive + hidden_inline, hidden_blocks
 
 
 cdef inline tree.xmlNode* _next_node(tree.xmlNode* node, tree.xmlNode* top, bint descend) noexcept:

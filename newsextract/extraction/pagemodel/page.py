@@ -16,7 +16,7 @@ from lxml import etree
 from newsextract.exceptions import NotHTMLError, PageTooComplexError
 from newsextract.extraction.pagemodel.blocks import BLOCK_TAGS, Block, split_blocks
 from newsextract.extraction.pagemodel.compiled import (
-    cleaning_candidates,
+    cleaning_parts,
     source_counts,
     structured_parts,
     text_chars,
@@ -479,21 +479,13 @@ def clean_tree(root: etree._Element) -> set[etree._Element]:
     today's pages hide real content until a click or a script shows it. Returns those hidden
     block elements (some may lie inside removed noise).
     """
-    heads, noise, archive, may_hide = cleaning_candidates(
-        root, _NOISE_TAG_SET, ARCHIVE_INSERT_IDS, HIDING_NAMES
+    heads, holders, doomed, hidden = cleaning_parts(
+        root, _NOISE_TAG_SET, _PAGE_HOLDERS, ARCHIVE_INSERT_IDS, BLOCK_TAGS
     )
     # The head first: its scripts and styles then need no removal of their own.
     for head in heads:
         drop_element(head)
-    doomed = [el for el in noise if el.tag not in _PAGE_HOLDERS or not _holds_page(el)]
-    doomed += archive
-    hidden: set[etree._Element] = set()
-    for element in may_hide:
-        if is_hidden(element):
-            if element.tag in BLOCK_TAGS:
-                hidden.add(element)
-            else:
-                doomed.append(element)
+    doomed += [holder for holder in holders if not _holds_page(holder)]
     # The order of removal does not matter: each moves its tail to the text just before it.
     for element in doomed:
         drop_element(element)

@@ -20,7 +20,7 @@ from urllib.parse import urljoin, urlsplit
 
 from lxml import etree
 
-from newsextract.extraction.pagemodel.compiled import fold_text
+from newsextract.extraction.pagemodel.compiled import fold_text, with_attributes
 from newsextract.extraction.pagemodel.page import Page
 
 #: Longest headline kept; longer values are page text, not a headline.
@@ -130,25 +130,28 @@ def _cjk_scripts() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
 _LANG_CODE = re.compile(r"^[a-zA-Z]{2,3}(?:[-_][a-zA-Z0-9]{2,8})*$")
 # Attribute values, not elements: selecting them is faster than ``iterfind`` or an XPath
 # predicate (see page.py); the elements are the values' parents.
-_ITEMPROPS = etree.XPath("descendant::*/@itemprop")
 _LINK_RELS = etree.XPath("descendant::a/@rel")
 
 
 class _ItemProps:
-    """A tree's ``itemprop`` values, selected when first asked for and then kept."""
+    """A tree's elements with an ``itemprop`` (its root's descendants), found when first
+    asked for in one compiled walk (under half the time of ``descendant::*/@itemprop``), then
+    kept."""
 
     def __init__(self, root: etree._Element) -> None:
         self._root = root
-        self._values: list[Any] | None = None
+        self._elements: list[etree._Element] | None = None
 
-    def values(self) -> list[Any]:
-        if self._values is None:
-            self._values = _ITEMPROPS(self._root)
-        return self._values
+    def having(self, wanted: str) -> Iterator[etree._Element]:
+        """The elements whose ``itemprop`` is ``wanted``, in document order."""
+        if self._elements is None:
+            found = with_attributes(self._root, (b"itemprop",))
+            self._elements = [element for element in found if element is not self._root]
+        return (element for element in self._elements if element.get("itemprop") == wanted)
 
 
 def _having(values: Any, wanted: str) -> Iterator[etree._Element]:
-    """The elements whose attribute (selected by one of the XPaths above) is ``wanted``."""
+    """The elements whose attribute (selected by an XPath above) is ``wanted``."""
     for value in values:
         if value == wanted:
             yield value.getparent()
@@ -201,7 +204,9 @@ def clean_text(value: Any, limit: int = MAX_HEADLINE_CHARS_DEFAULT) -> str:
     if not isinstance(value, str):
         return ""
     text = _SPACE.sub(" ", _TAG.sub(" ", html.unescape(value))).strip()
-    text = unicodedata.normalize("NFC", "".join(ch for ch in text if ch.isprintable()))
+    if not text.isprintable():
+        text = "".join(ch for ch in text if ch.isprintable())
+    text = unicodedata.normalize("NFC", text)
     return text if len(text) <= limit else ""
 
 
@@ -297,7 +302,7 @@ def _raw_date(page: Page, articles: list[dict[str, Any]], itemprops: _ItemProps)
 def _visible_dates(root: etree._Element, itemprops: _ItemProps) -> Iterator[str]:
     for element in root.iter("time"):
         yield element.get("datetime") or " ".join(element.itertext())
-    for element in _having(itemprops.values(), "datePublished"):
+    for element in itemprops.having("datePublished"):
         yield element.get("content") or element.get("datetime") or " ".join(element.itertext())
 
 
@@ -389,7 +394,7 @@ def _json_ld_names(value: Any) -> tuple[str, ...]:
 
 
 def _visible_authors(root: etree._Element, itemprops: _ItemProps) -> Iterator[str]:
-    for element in _having(itemprops.values(), "author"):
+    for element in itemprops.having("author"):
         yield element.get("content") or " ".join(element.itertext())
     for element in _having(_LINK_RELS(root), "author"):
         yield " ".join(element.itertext())
