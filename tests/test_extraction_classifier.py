@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import pickle
 import re
 import shutil
 from collections.abc import Mapping
@@ -17,7 +18,8 @@ from hypothesis import strategies as st
 
 from newsextract.extraction.evidence import classifier, features
 from newsextract.extraction.evidence._layout import CONTAINER_MIN_CHARS_DEFAULT
-from newsextract.extraction.evidence.arrayfile import pack_arrays, unpack_arrays
+from newsextract.extraction.evidence._names import WordTable
+from newsextract.extraction.evidence.arrayfile import pack_arrays, unpack_arrays, word_lines
 from newsextract.extraction.evidence.boosting import BoostingConfig, TreeEnsemble, fit_trees
 from newsextract.extraction.evidence.classifier import (
     MODEL_ARRAYS_FILE,
@@ -334,6 +336,43 @@ def test_the_arrays_read_as_the_json_to_the_last_bit() -> None:
     assert model_arrays(text) == model_arrays(text)  # the same bytes every time
 
 
+_WORDS = st.text(st.characters(blacklist_characters="\n"), max_size=12)
+
+
+@given(st.lists(_WORDS, max_size=60), st.lists(_WORDS | st.just("\ud800"), max_size=30))
+def test_a_word_table_numbers_words_as_a_dict_of_its_lines(
+    words: list[str], asked: list[str]
+) -> None:
+    table = WordTable(word_lines(words))
+    index = {word: number for number, word in enumerate(words)}  # a repeat: its last line
+    found = np.empty(len(words) + len(asked), dtype=np.int64)
+    table.lookup((*words, *asked), -1, found)
+    assert found.tolist() == [index.get(word, -1) for word in (*words, *asked)]
+    assert (len(table), table.distinct) == (len(words), len(index))
+    again = pickle.loads(pickle.dumps(table))
+    again.lookup((*words, *asked), -1, found)
+    assert found.tolist() == [index.get(word, -1) for word in (*words, *asked)]
+
+
+def test_a_word_table_refuses_text_without_a_final_line_break() -> None:
+    with pytest.raises(ValueError, match="line break"):
+        WordTable(b"the\nof")
+
+
+def test_the_language_model_from_arrays_reads_words_as_the_dict_does() -> None:
+    model = default_model()
+    as_dict = classifier.LanguageModel(dict(model.language.log_odds), model.language.weights)
+    pages = (
+        f"<p>{PARAGRAPH}</p><p>Zzyzx qwv.</p>",
+        "<p>Der Stadtrat hat am Montag den Haushalt für das kommende Jahr beschlossen.</p>",
+        "<p>東京都は月曜日、来年度の予算案を発表した。</p><p>café naïve ﬁne</p>",
+    )
+    for page in pages:
+        table = read_blocks(parse_page(page))
+        mine, theirs = model.language._token_values(table), as_dict._token_values(table)
+        assert mine.tobytes() == theirs.tobytes()
+
+
 def test_stop_lists_read_as_numbers_find_the_languages_the_lists_find() -> None:
     numbered = default_model().stop_words  # from the arrays: word index and table given
     listed = StopWords(dict(numbered.lists))  # both made from the lists
@@ -352,7 +391,7 @@ def test_stop_lists_read_as_numbers_find_the_languages_the_lists_find() -> None:
 @pytest.mark.parametrize("values", [[1.0, -2.5], [1.0, float("nan")], []])
 def test_a_language_model_from_arrays_knows_its_nan_as_one_from_a_dict(values: list[float]) -> None:
     words = ["ferry", "storm"][: len(values)]
-    read = LanguageModel.from_arrays(words, np.array(values), (0.0, 1.0, 0.0, 0.0))
+    read = LanguageModel.from_arrays(word_lines(words), np.array(values), (0.0, 1.0, 0.0, 0.0))
     built = LanguageModel(dict(zip(words, values, strict=True)), (0.0, 1.0, 0.0, 0.0))
     assert read._has_nan is LanguageModel._has_nan.func(built)
     assert _same(read, built)
@@ -360,14 +399,21 @@ def test_a_language_model_from_arrays_knows_its_nan_as_one_from_a_dict(values: l
 
 def test_stop_lists_numbered_wrongly_are_refused() -> None:
     numbers, sizes = np.array([0, 1, 0]), [2, 1]
-    assert StopWords.numbered(["de", "en"], ["der", "the"], numbers, sizes).lists == {
+    assert StopWords.numbered(["de", "en"], b"der\nthe\n", numbers, sizes).lists == {
         "de": ("der", "the"),
         "en": ("der",),
     }
     with pytest.raises(ValueError, match="numbered twice"):
-        StopWords.numbered(["de", "en"], ["der", "der"], numbers, sizes)
+        StopWords.numbered(["de", "en"], b"der\nder\n", numbers, sizes)
     with pytest.raises(ValueError, match="out of order"):
-        StopWords.numbered(["en", "de"], ["der", "the"], numbers, sizes)
+        StopWords.numbered(["en", "de"], b"der\nthe\n", numbers, sizes)
+    with pytest.raises(ValueError, match="do not add up"):
+        StopWords.numbered(["de", "en"], b"der\nthe\n", numbers, [2, 2])
+
+
+def test_a_language_model_with_a_word_twice_is_refused() -> None:
+    with pytest.raises(ValueError, match="each once"):
+        LanguageModel.from_arrays(b"ferry\nferry\n", np.array([1.0, 2.0]), (0.0, 1.0, 0.0, 0.0))
 
 
 def test_arrays_not_made_from_the_json_are_not_read(tmp_path: Path) -> None:

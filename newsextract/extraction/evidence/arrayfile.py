@@ -41,10 +41,15 @@ def unpack_arrays(data: bytes) -> dict[str, np.ndarray]:
 
 def text_array(words: Iterable[str]) -> np.ndarray:
     """Words as one array of UTF-8 bytes, each word ended by a line break."""
+    return np.frombuffer(word_lines(words), dtype=np.uint8)
+
+
+def word_lines(words: Iterable[str]) -> bytes:
+    """Words in UTF-8, each ended by a line break (as the compiled word tables read them)."""
     listed = list(words)
     if any("\n" in word for word in listed):
         raise ValueError("a word of the model holds a line break")
-    return np.frombuffer("".join(f"{word}\n" for word in listed).encode(), dtype=np.uint8)
+    return "".join(f"{word}\n" for word in listed).encode()
 
 
 def text_words(array: np.ndarray) -> list[str]:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import warnings
 import zlib
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from functools import cache, cached_property, lru_cache
 from importlib import resources
@@ -25,12 +25,13 @@ from typing import Any
 import numpy as np
 
 from newsextract.exceptions import ExtractionError
-from newsextract.extraction.evidence._names import word_lookup
+from newsextract.extraction.evidence._names import WordTable
 from newsextract.extraction.evidence.arrayfile import (
     pack_arrays,
     text_array,
     text_words,
     unpack_arrays,
+    word_lines,
 )
 from newsextract.extraction.evidence.boosting import TreeEnsemble, sigmoid
 from newsextract.extraction.evidence.context import context_feature_names, context_features
@@ -66,7 +67,7 @@ MAX_TOKEN_LOG_ODDS_DEFAULT = 4.0
 class LanguageModel:
     """Unigram log-odds of content versus noise, turned into a posterior by a small logistic fit."""
 
-    log_odds: dict[str, float]
+    log_odds: Mapping[str, float]
     weights: tuple[float, ...]  # bias, mean log-odds, log tokens known, mean x log tokens
 
     def posterior(self, table: BlockTable) -> np.ndarray:
@@ -99,19 +100,34 @@ class LanguageModel:
         """Each token's log-odds, NaN for tokens the model does not know (each distinct word
         looked up once)."""
         ids, vocabulary = table.word_ids
-        values = np.empty(len(vocabulary))
-        word_lookup(vocabulary, self.log_odds, np.nan, values)
-        by_token: np.ndarray = values[ids]
+        words, values = self._lookup
+        numbers = np.empty(len(vocabulary), dtype=np.int64)
+        words.lookup(vocabulary, len(words), numbers)
+        by_token: np.ndarray = values[numbers][ids]
         return by_token
+
+    @cached_property
+    def _lookup(self) -> tuple[WordTable, np.ndarray]:
+        """The words in a table for lookups in C, and their log-odds by number, then NaN
+        (for the words the model does not know)."""
+        values = np.fromiter(self.log_odds.values(), np.float64, len(self.log_odds))
+        return WordTable(word_lines(self.log_odds)), np.append(values, np.nan)
 
     @classmethod
     def from_arrays(
-        cls, words: list[str], log_odds: np.ndarray, weights: tuple[float, ...]
+        cls, lines: bytes, log_odds: np.ndarray, weights: tuple[float, ...]
     ) -> LanguageModel:
-        """The model as the arrays file stores it; whether a log-odds is NaN is read off the
-        array at once, not value by value at the first page."""
-        model = cls(dict(zip(words, log_odds.tolist(), strict=True)), weights)
-        model.__dict__["_has_nan"] = bool(np.isnan(log_odds).any())  # the cached property
+        """The model as the arrays file stores it (``lines``: the words in UTF-8, each ended
+        by a line break). The words are looked up in a table made from those bytes; the dict
+        of :attr:`log_odds` is made only when read (training, the JSON form). Whether a
+        log-odds is NaN is read off the array at once, not value by value at the first page."""
+        words = WordTable(lines)
+        if len(words) != len(log_odds) or words.distinct != len(words):
+            raise ValueError("the language model's words are not one a log-odds, each once")
+        values = np.asarray(log_odds, dtype=np.float64)
+        model = cls(_WordValues(lines, values), weights)
+        lookup = (words, np.append(values, np.nan))
+        model.__dict__.update(_has_nan=bool(np.isnan(values).any()), _lookup=lookup)
         return model
 
     @cached_property
@@ -127,6 +143,29 @@ class LanguageModel:
         mean = total / np.maximum(count, 1.0)
         log_count = np.log1p(count)
         return np.column_stack([np.ones(n), mean, log_count, mean * log_count])
+
+
+class _WordValues(Mapping[str, float]):
+    """The language model's log-odds as its arrays store them, made into a dict at the first
+    read: extraction looks words up in the word table instead (3 ms of every process's
+    start)."""
+
+    def __init__(self, lines: bytes, values: np.ndarray) -> None:
+        self._lines, self._values = lines, values
+
+    @cached_property
+    def _made(self) -> dict[str, float]:
+        words = self._lines.decode().split("\n")[:-1]
+        return dict(zip(words, self._values.tolist(), strict=True))
+
+    def __getitem__(self, word: str) -> float:
+        return self._made[word]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._made)
+
+    def __len__(self) -> int:
+        return len(self._made)
 
 
 @dataclass(frozen=True, eq=False)  # arrays inside: == by identity
@@ -208,7 +247,7 @@ class ClassifierModel:
     def _read_arrays(cls, arrays: Mapping[str, np.ndarray]) -> ClassifierModel:
         stop_words = StopWords.numbered(
             text_words(arrays["stop_words.languages"]),
-            text_words(arrays["stop_words.words"]),
+            arrays["stop_words.words"].tobytes(),
             arrays["stop_words.numbers"],
             arrays["stop_words.sizes"].tolist(),
         )
@@ -217,7 +256,7 @@ class ClassifierModel:
             context_names=tuple(text_words(arrays["context_names"])),
             layout=TreeEnsemble.from_arrays(arrays, "layout"),
             language=LanguageModel.from_arrays(
-                text_words(arrays["language.words"]),
+                arrays["language.words"].tobytes(),
                 arrays["language.log_odds"],
                 tuple(arrays["language.weights"].tolist()),
             ),

@@ -21,7 +21,8 @@ from itertools import accumulate, chain, pairwise
 
 import numpy as np
 
-from newsextract.extraction.evidence._names import word_lookup
+from newsextract.extraction.evidence._names import WordTable
+from newsextract.extraction.evidence.arrayfile import word_lines
 
 #: Blocks with fewer tokens than this are left out when the page's language is chosen and
 #: its own common words are counted (menus would otherwise vote).
@@ -55,21 +56,21 @@ class StopWords:
     def numbered(
         cls,
         languages: Sequence[str],
-        words: Sequence[str],
+        lines: bytes,
         numbers: np.ndarray,
         sizes: Sequence[int],
     ) -> StopWords:
-        """The lists as the model's arrays store them (:meth:`numbering`). The word index and
-        membership table are made from the numbers at once: 29 M instructions for the lists
-        and both, where the two alone took 35 M from the lists at the first page."""
-        index = dict(zip(words, range(len(words)), strict=True))
-        if len(index) != len(words) or list(languages) != sorted(languages):
+        """The lists as the model's arrays store them (:meth:`numbering`; ``lines``: the words
+        in UTF-8, each ended by a line break). The word table and the membership table are
+        made from the bytes and the numbers at once, with no string for each word."""
+        table = WordTable(lines)
+        if table.distinct != len(table) or list(languages) != sorted(languages):
             raise ValueError("stop words numbered twice, or lists out of order")
         if len(languages) != len(sizes) or sum(sizes) != len(numbers):
             raise ValueError("stop lists' sizes do not add up to their numbers")
-        stops = cls(_NumberedLists(tuple(languages), words, numbers, sizes))
-        membership = _membership(len(index), numbers, sizes)
-        stops.__dict__.update(_word_index=index, _membership=membership)  # cached properties
+        stops = cls(_NumberedLists(tuple(languages), lines, numbers, sizes))
+        membership = _membership(len(table), numbers, sizes)
+        stops.__dict__.update(_word_table=table, _membership=membership)  # cached properties
         return stops
 
     def numbering(self) -> tuple[list[str], list[int], list[int]]:
@@ -96,6 +97,11 @@ class StopWords:
         return dict(zip(words, range(len(words)), strict=True))
 
     @cached_property
+    def _word_table(self) -> WordTable:
+        """:attr:`_word_index` for lookups in C (the same numbers)."""
+        return WordTable(word_lines(self._word_index))
+
+    @cached_property
     def _membership(self) -> np.ndarray:
         """(stop words, languages): 1 where a language's list has the word; a last row of 0
         for the words of no list. Built in one step: the first page of a process waits
@@ -120,7 +126,7 @@ class StopWords:
     def rows(self, words: Sequence[str]) -> np.ndarray:
         """Each word's row of the membership table (the last, empty one: no list has it)."""
         rows = np.empty(len(words), dtype=np.int64)
-        word_lookup(tuple(words), self._word_index, len(self._word_index), rows)
+        self._word_table.lookup(tuple(words), len(self._word_table), rows)
         return rows
 
     def language_of(self, rows: np.ndarray, counts: np.ndarray, total: int) -> PageLanguage:
@@ -143,24 +149,21 @@ class StopWords:
 
 class _NumberedLists(Mapping[str, Sequence[str]]):
     """Stop lists kept as the model's numbers, made into words at the first read: training
-    and the JSON form read them, extraction only the word index and the membership table
+    and the JSON form read them, extraction only the word table and the membership table
     (1 ms of every process's start)."""
 
     def __init__(
-        self,
-        languages: tuple[str, ...],
-        words: Sequence[str],
-        numbers: np.ndarray,
-        sizes: Sequence[int],
+        self, languages: tuple[str, ...], lines: bytes, numbers: np.ndarray, sizes: Sequence[int]
     ) -> None:
-        self._languages, self._words, self._numbers, self._sizes = languages, words, numbers, sizes
+        self._languages, self._lines, self._numbers, self._sizes = languages, lines, numbers, sizes
 
     @cached_property
     def _lists(self) -> dict[str, tuple[str, ...]]:
+        words = self._lines.decode().split("\n")[:-1]
         flat = self._numbers.tolist()
         bounds = pairwise([0, *accumulate(self._sizes)])
         return {
-            name: tuple(map(self._words.__getitem__, flat[start:end]))
+            name: tuple(map(words.__getitem__, flat[start:end]))
             for name, (start, end) in zip(self._languages, bounds, strict=True)
         }
 
