@@ -14,7 +14,9 @@ separate process, and runs the real ``scrapy crawl site`` command once per varia
 
 Politeness is switched off (no AutoThrottle, no delay, ``--concurrency`` requests per
 site) so that the figures measure the crawler, not the waiting. Each variant starts from
-an empty state store. Figures are printed side by side; compare them on one machine.
+an empty state store. Figures are printed side by side; compare them on one machine. After
+the rounds come each variant's median and the item stage's cost: the share of pages/s the
+full pipeline loses against no pipeline in the same round, and its median over the rounds.
 
 ``--redis`` measures shared mode instead: a redis-server of the benchmark's own (a free
 loopback port, a temporary folder), emptied before each run; for each N of ``--workers``,
@@ -38,6 +40,7 @@ import random
 import re
 import shutil
 import socket
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -256,18 +259,40 @@ def report(port: int, root: Path, concurrency: int, rounds: int) -> None:
         f"{'variant':<12} {'round':>5} {'pages':>6} {'articles':>8} {'failures':>8} "
         f"{'crawl s':>8} {'pages/s':>8} {'process s':>9}"
     )
+    speeds: dict[str, list[float]] = {name: [] for name in VARIANTS}
     for round_number in range(1, rounds + 1):
         for number, (name, extra) in enumerate(VARIANTS.items()):
             stats = crawl(port, root / f"run{round_number}-{number}", concurrency, extra)
             pages = stats["response_received_count"]
             elapsed = stats["elapsed_time_seconds"]
+            speeds[name].append(pages / elapsed if elapsed else 0.0)
             print(
                 f"{name:<12} {round_number:>5} {pages:>6.0f} "
                 f"{stats['newsextract/articles']:>8.0f} {stats['newsextract/failures']:>8.0f} "
-                f"{elapsed:>8.2f} {pages / elapsed if elapsed else 0:>8.1f} "
+                f"{elapsed:>8.2f} {speeds[name][-1]:>8.1f} "
                 f"{stats['wall_seconds']:>9.2f}",
                 flush=True,
             )
+    print_item_stage_cost(speeds)
+
+
+def print_item_stage_cost(speeds: dict[str, list[float]]) -> None:
+    """The median pages/s of each variant, and what the item stage costs: the share of pages/s
+    the full pipeline loses, taken round by round (a round's variants ran one after the
+    other, so drift between rounds cancels), and its median."""
+    for name, values in speeds.items():
+        print(f"median {name}: {statistics.median(values):.1f} pages/s")
+    paired = [
+        1.0 - full / bare
+        for bare, full in zip(speeds["no pipeline"], speeds["full"], strict=True)
+        if bare > 0
+    ]
+    if paired:
+        costs = ", ".join(f"{100 * cost:.0f}" for cost in paired)
+        print(
+            f"item stage: {100 * statistics.median(paired):.0f} % of pages/s "
+            f"(median of the rounds: {costs})"
+        )
 
 
 # -- shared mode --------------------------------------------------------------------------
