@@ -414,7 +414,7 @@ def test_stop_lists_numbered_wrongly_are_refused() -> None:
 
 
 def test_a_language_model_with_a_word_twice_is_refused() -> None:
-    with pytest.raises(ValueError, match="each once"):
+    with pytest.raises(ValueError, match="each word once"):
         LanguageModel.from_arrays(b"ferry\nferry\n", np.array([1.0, 2.0]), (0.0, 1.0, 0.0, 0.0))
 
 

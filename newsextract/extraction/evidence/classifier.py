@@ -123,7 +123,7 @@ class LanguageModel:
         log-odds is NaN is read off the array at once, not value by value at the first page."""
         words = WordTable(lines)
         if len(words) != len(log_odds) or words.distinct != len(words):
-            raise ValueError("the language model's words are not one a log-odds, each once")
+            raise ValueError("a language model holds each word once, with one log-odds")
         values = np.asarray(log_odds, dtype=np.float64)
         model = cls(_WordValues(lines, values), weights)
         lookup = (words, np.append(values, np.nan))
