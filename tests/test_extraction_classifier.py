@@ -20,7 +20,7 @@ from newsextract.extraction.evidence import classifier, features
 from newsextract.extraction.evidence._layout import CONTAINER_MIN_CHARS_DEFAULT
 from newsextract.extraction.evidence._names import WordTable
 from newsextract.extraction.evidence.arrayfile import pack_arrays, unpack_arrays, word_lines
-from newsextract.extraction.evidence.boosting import BoostingConfig, TreeEnsemble, fit_trees
+from newsextract.extraction.evidence.boosting import TreeEnsemble
 from newsextract.extraction.evidence.classifier import (
     MODEL_ARRAYS_FILE,
     MODEL_FILE,
@@ -43,6 +43,7 @@ from newsextract.extraction.evidence.stopwords import NO_STOP_WORDS, StopWords
 from newsextract.extraction.pagemodel import blocktable
 from newsextract.extraction.pagemodel.blocktable import read_blocks
 from newsextract.extraction.pagemodel.page import parse_page
+from newsextract.training.boosting import BoostingConfig, fit_trees
 
 PARAGRAPH = (
     "The council voted on Tuesday to extend the night bus service through the winter, "

@@ -13,7 +13,6 @@ import pytest
 from newsextract.cli import main
 from newsextract.cli import train as command
 from newsextract.evaluation.gold import Gold
-from newsextract.extraction.evidence.boosting import BoostingConfig
 from newsextract.extraction.evidence.classifier import (
     ClassifierModel,
     first_stage_feature_names,
@@ -21,6 +20,7 @@ from newsextract.extraction.evidence.classifier import (
 )
 from newsextract.extraction.pagemodel.blocktable import BlockTable
 from newsextract.training import fit
+from newsextract.training.boosting import BoostingConfig
 from newsextract.training.folds import site_folds
 from newsextract.training.samples import PageSample
 

@@ -14,12 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from newsextract.extraction.evidence.boosting import (
-    BoostingConfig,
-    TreeEnsemble,
-    fit_trees,
-    sigmoid,
-)
+from newsextract.extraction.evidence.boosting import TreeEnsemble, sigmoid
 from newsextract.extraction.evidence.classifier import (
     MAX_TOKEN_LOG_ODDS_DEFAULT,
     ClassifierModel,
@@ -30,6 +25,7 @@ from newsextract.extraction.evidence.classifier import (
 )
 from newsextract.extraction.evidence.context import context_feature_names, context_features
 from newsextract.extraction.evidence.stopwords import NO_STOP_WORDS, StopWords
+from newsextract.training.boosting import BoostingConfig, fit_trees
 from newsextract.training.folds import random_folds
 from newsextract.training.labels import CONTENT_LABEL_DEFAULT
 from newsextract.training.samples import PageSample
