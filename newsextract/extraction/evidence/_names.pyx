@@ -47,7 +47,7 @@ cdef class WordTable:
     cdef Py_ssize_t* starts  # where each word starts; word i ends one byte before word i + 1
     cdef Py_ssize_t* slots  # open addressing: word numbers, -1 where empty
     cdef Py_ssize_t mask
-    cdef readonly Py_ssize_t count  # words (lines)
+    cdef Py_ssize_t count  # words (lines)
     cdef readonly Py_ssize_t distinct  # different words among them
 
     def __cinit__(self, bytes lines not None):

@@ -53,4 +53,9 @@ def word_lines(words: Iterable[str]) -> bytes:
 
 
 def text_words(array: np.ndarray) -> list[str]:
-    return array.tobytes().decode().split("\n")[:-1]
+    return line_words(array.tobytes())
+
+
+def line_words(lines: bytes) -> list[str]:
+    """The words of :func:`word_lines`."""
+    return lines.decode().split("\n")[:-1]

@@ -27,6 +27,7 @@ import numpy as np
 from newsextract.exceptions import ExtractionError
 from newsextract.extraction.evidence._names import WordTable
 from newsextract.extraction.evidence.arrayfile import (
+    line_words,
     pack_arrays,
     text_array,
     text_words,
@@ -155,7 +156,7 @@ class _WordValues(Mapping[str, float]):
 
     @cached_property
     def _made(self) -> dict[str, float]:
-        words = self._lines.decode().split("\n")[:-1]
+        words = line_words(self._lines)
         return dict(zip(words, self._values.tolist(), strict=True))
 
     def __getitem__(self, word: str) -> float:

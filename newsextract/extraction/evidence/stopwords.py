@@ -22,7 +22,7 @@ from itertools import accumulate, chain, pairwise
 import numpy as np
 
 from newsextract.extraction.evidence._names import WordTable
-from newsextract.extraction.evidence.arrayfile import word_lines
+from newsextract.extraction.evidence.arrayfile import line_words, word_lines
 
 #: Blocks with fewer tokens than this are left out when the page's language is chosen and
 #: its own common words are counted (menus would otherwise vote).
@@ -159,7 +159,7 @@ class _NumberedLists(Mapping[str, Sequence[str]]):
 
     @cached_property
     def _lists(self) -> dict[str, tuple[str, ...]]:
-        words = self._lines.decode().split("\n")[:-1]
+        words = line_words(self._lines)
         flat = self._numbers.tolist()
         bounds = pairwise([0, *accumulate(self._sizes)])
         return {
