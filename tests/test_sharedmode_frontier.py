@@ -48,13 +48,13 @@ def project(**overrides: object) -> Settings:
     return settings
 
 
-def test_embedded_mode_keeps_scrapys_scheduler(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_embedded_mode_keeps_the_embedded_scheduler(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("NEWSEXTRACT_REDIS_URL", raising=False)
     settings = project()
     before = dict(settings)
     SharedMode().update_settings(settings)
     assert dict(settings) == before
-    assert settings["SCHEDULER"] == "scrapy.core.scheduler.Scheduler"
+    assert settings["SCHEDULER"] == "newsextract.scheduler.EmbeddedScheduler"
 
 
 @pytest.mark.parametrize("source", ["setting", "environment"])

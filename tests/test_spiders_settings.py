@@ -23,6 +23,12 @@ def test_polite_by_default(settings: Settings) -> None:
     assert not settings.getbool("HTTPCACHE_ENABLED")
 
 
+def test_a_held_item_leaves_room_for_its_responses_requests(settings: Settings) -> None:
+    # more than one, so that a request yielded after a held item goes on; few, as Scrapy
+    # starts a task for each of them for every response
+    assert 2 <= settings.getint("CONCURRENT_ITEMS") <= 4
+
+
 def test_failures_are_bounded(settings: Settings) -> None:
     assert 0 < settings.getint("DOWNLOAD_TIMEOUT") <= 60
     assert 0 < settings.getint("RETRY_TIMES") <= 3

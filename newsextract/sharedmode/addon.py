@@ -25,7 +25,7 @@ class SharedMode:
         if url is None:
             return  # embedded mode: one process, SQLite and rule files, exactly as before
         prefix = key_prefix(settings)
-        settings.set("SCHEDULER", SHARED_SCHEDULER, "addon")
+        settings.set("SCHEDULER", SHARED_SCHEDULER, "project")  # over the embedded one
         settings.set("DUPEFILTER_CLASS", SHARED_DUPEFILTER, "addon")
         settings.set("SCHEDULER_PERSIST", True, "addon")
         settings.set("SCHEDULER_QUEUE_CLASS", "scrapy_redis.queue.PriorityQueue", "addon")
