@@ -12,17 +12,15 @@ tree could reach against trafilatura, with no work of its own.
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
 import time
 from pathlib import Path
 
+from bench import DATA_DEFAULT  # the sets' folder, as bench.py finds it
+
 from newsextract.evaluation.dataset import read_manifest
 from newsextract.extraction import extract_article, parse_page
 from newsextract.extraction.pagemodel.page import parse_html
-
-REPO_ROOT = Path(__file__).resolve().parent.parent
-DATA_DEFAULT = Path(os.environ.get("NEWSEXTRACT_SHARED_DATA", REPO_ROOT.parent / "shared" / "data"))
 
 
 def seconds_by_row(folder: Path, pages: int) -> dict[str, list[float]]:
