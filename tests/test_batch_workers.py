@@ -131,6 +131,59 @@ def test_a_worker_that_dies_leaves_failure_records(
     assert numbers == sorted(numbers) and 40 not in numbers
 
 
+#: A pool whose worker is stopped while it sends its result: the length of the result is in
+#: the pipe, the rest never comes. ``sys.argv[1]``: a file the worker creates once it has
+#: written that much.
+STOPPED_WHILE_SENDING = """
+import inspect, os, struct, sys, time
+from pathlib import Path
+from newsextract.batch.workers import WorkerPool
+
+class SendsPartOfItsResult:
+    entries = ()
+    mode = "single"
+
+    def outcomes(self):
+        frame = inspect.currentframe()
+        while frame.f_code.co_name != "_process_worker":  # the pool's loop in the worker
+            frame = frame.f_back
+        writer = frame.f_locals["result_queue"]._writer
+        os.write(writer.fileno(), struct.pack("!i", 1 << 20) + b"part")
+        Path(sys.argv[1]).touch()
+        time.sleep(600)
+        return []
+
+try:
+    with WorkerPool(2) as pool:
+        pool.outcomes([SendsPartOfItsResult(), SendsPartOfItsResult()])
+        while not Path(sys.argv[1]).exists():
+            time.sleep(0.01)
+        time.sleep(0.5)  # the pool's thread is reading the rest
+        raise KeyboardInterrupt  # as Ctrl-C does while the run waits for a result
+except KeyboardInterrupt:
+    print("stopped")
+"""
+
+
+def test_ctrl_c_ends_the_pool_while_a_worker_sends_its_result(tmp_path: Path) -> None:
+    """The workers are stopped at once on Ctrl-C, one of them perhaps while it sends its
+    result: the run still ends (it used to wait forever for the rest of that result)."""
+    script = [sys.executable, "-c", STOPPED_WHILE_SENDING, str(tmp_path / "sending")]
+    process = subprocess.Popen(script, stdout=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        out, _ = process.communicate(timeout=60)
+    finally:
+        _kill_group(process)
+    assert process.returncode == 0 and out.strip() == "stopped"
+
+
+def _kill_group(process: subprocess.Popen[str]) -> None:
+    """The process and its workers, if a test ended without them ending."""
+    if process.poll() is None:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
+
+
 def _article() -> bytes:
     paragraphs = "".join(
         f"<p>Paragraph {n} of a story about the harbour, its boats and the people who fish "
@@ -155,6 +208,7 @@ def test_sigint_with_two_workers_keeps_the_pages_written(tmp_path: Path) -> None
         stderr=subprocess.PIPE,
         text=True,
         env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        start_new_session=True,
     )
     try:
         deadline = time.monotonic() + 120
@@ -164,8 +218,7 @@ def test_sigint_with_two_workers_keeps_the_pages_written(tmp_path: Path) -> None
         process.send_signal(signal.SIGINT)  # to the run's process alone, as kill -INT does
         _, err = process.communicate(timeout=60)
     finally:
-        if process.poll() is None:
-            process.kill()
+        _kill_group(process)
     assert process.returncode == 130, err
     assert "Traceback" not in err
     (line,) = [line for line in err.splitlines() if line.strip()]

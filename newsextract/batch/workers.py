@@ -107,7 +107,16 @@ def _ignore_interrupts() -> None:
 
 def _terminate(executor: ProcessPoolExecutor) -> None:
     """Stop the workers now (Ctrl-C): what they were reading is not written. The standard
-    library gives no public call for it before Python 3.14 (``terminate_workers``)."""
+    library gives no public call for it before Python 3.14 (``terminate_workers``).
+
+    A worker stopped while it sends a result leaves part of it in the result pipe, and the
+    pool's thread then waits for the rest, which would hang the shutdown. This process holds
+    the pipe's last writing end: closing it makes that wait end (end of file), and the pool
+    shuts down as broken."""
     processes = getattr(executor, "_processes", None) or {}
     for process in list(processes.values()):
         process.terminate()
+    results = getattr(executor, "_result_queue", None)
+    writer = getattr(results, "_writer", None)
+    if writer is not None:
+        writer.close()
