@@ -106,9 +106,9 @@ class OutageScenario:
     def __init__(self, folder: Path, down: float, settings: dict[str, str] | None = None) -> None:
         self.folder = folder
         self.down = down
+        self.redis = RedisServer(folder / "redis", persistence=SNAPSHOT)  # first: it may skip
         self.articles = build_site(folder / "site")
         self.site = SiteProcess(folder / "site", folder / "access.log")
-        self.redis = RedisServer(folder / "redis", persistence=SNAPSHOT)
         self.runner = CrawlRunner(self.site)
         self.settings = {
             "NEWSEXTRACT_REDIS_URL": self.redis.url,
