@@ -31,9 +31,10 @@ def open_scheduler(jobdir: Path) -> Iterator[EmbeddedScheduler]:
         scheduler.close("finished")
 
 
-# queuelib leaves the file open when its header does not read (a file a push, as before)
+# queuelib leaves the file open when its header does not read (once: the priority's next
+# requests are not offered to the disk queue again)
 @pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")
-def test_a_queue_file_cut_short_sends_its_requests_to_memory(tmp_path: Path) -> None:
+def test_a_queue_file_cut_short_sends_its_priority_to_memory(tmp_path: Path) -> None:
     # what a crawl killed while writing leaves: the queue of priority 0 without its header
     queues = tmp_path / "requests.queue"
     queues.mkdir()
@@ -46,9 +47,29 @@ def test_a_queue_file_cut_short_sends_its_requests_to_memory(tmp_path: Path) -> 
         assert sorted(request.url for request in taken if request) == [r.url for r in requests]
         assert scheduler.next_request() is None
     stats = scheduler.stats
-    assert stats is not None and stats.get_value(STAT_DISK_ERRORS) == 3
+    assert stats is not None and stats.get_value(STAT_DISK_ERRORS) == 1
     assert stats.get_value("scheduler/enqueued/memory") == 3
-    gc.collect()  # queuelib's open files go here, not in the next test
+    gc.collect()  # queuelib's open file goes here, not in the next test
+
+
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")
+def test_other_priorities_stay_on_disk_when_one_fails(tmp_path: Path) -> None:
+    queues = tmp_path / "requests.queue"
+    queues.mkdir()
+    (queues / "0").write_bytes(b"\x00\x00")
+    with open_scheduler(tmp_path) as scheduler:
+        assert scheduler.enqueue_request(Request("https://example.org/a.html"))
+        assert scheduler.enqueue_request(Request("https://example.org/b.html", priority=5))
+        assert scheduler.enqueue_request(Request("https://example.org/c.html"))
+        taken = [request.url for request in (scheduler.next_request() for _ in range(3)) if request]
+        memory, disk = taken[:2], taken[2:]  # memory's first
+        assert sorted(memory) == ["https://example.org/a.html", "https://example.org/c.html"]
+        assert disk == ["https://example.org/b.html"]
+    stats = scheduler.stats
+    assert stats is not None and stats.get_value(STAT_DISK_ERRORS) == 1
+    assert stats.get_value("scheduler/enqueued/disk") == 1
+    assert stats.get_value("scheduler/enqueued/memory") == 2
+    gc.collect()
 
 
 def test_a_sound_queue_is_used_as_before(tmp_path: Path) -> None:
