@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import multiprocessing
 import os
 import re
 import signal
@@ -15,6 +16,9 @@ import pytest
 from devdata import require_set
 from lxml import etree
 
+from newsextract.batch.interrupt import StopOnInterrupt
+from newsextract.batch.pages import Unit
+from newsextract.batch.workers import WorkerPool
 from newsextract.cli import main
 from newsextract.evaluation import runner
 from newsextract.extraction.pagemodel.page import Page
@@ -175,6 +179,35 @@ def test_ctrl_c_ends_the_pool_while_a_worker_sends_its_result(tmp_path: Path) ->
     finally:
         _kill_group(process)
     assert process.returncode == 0 and out.strip() == "stopped"
+
+
+def test_ctrl_c_while_a_worker_starts_waits_until_the_pool_knows_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Ctrl-C just as a worker process has started, before the pool has noted it: the run
+    stops once the unit is handed out, and no worker outlives the pool (one the pool did not
+    know would never be stopped, and the run would wait for it at exit)."""
+    start = multiprocessing.process.BaseProcess.start
+
+    def start_then_ctrl_c(process: multiprocessing.process.BaseProcess) -> None:
+        start(process)
+        if process.name.startswith("ForkProcess"):  # the pool's workers (forked)
+            os.kill(os.getpid(), signal.SIGINT)
+
+    monkeypatch.setattr(multiprocessing.process.BaseProcess, "start", start_then_ctrl_c)
+    unit = Unit("single", (), ())
+    try:
+        with (
+            pytest.raises(KeyboardInterrupt),
+            StopOnInterrupt() as stop,
+            WorkerPool(2, stop.deferred) as pool,
+        ):
+            pool.outcomes([unit, unit])
+        assert multiprocessing.active_children() == []
+    finally:
+        for orphan in multiprocessing.active_children():
+            orphan.kill()
+            orphan.join()
 
 
 def _kill_group(process: subprocess.Popen[str]) -> None:

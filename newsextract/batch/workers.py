@@ -14,8 +14,9 @@ import itertools
 import multiprocessing
 import signal
 from collections import deque
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
+from contextlib import AbstractContextManager, nullcontext
 from types import TracebackType
 
 from newsextract.batch.pages import Unit, in_order
@@ -29,10 +30,19 @@ _METHODS = {"single": "combined"}  # the method name of a failure record, as one
 
 
 class WorkerPool:
-    """``workers`` processes (one: the work is done in this process, as it comes)."""
+    """``workers`` processes (one: the work is done in this process, as it comes).
 
-    def __init__(self, workers: int) -> None:
+    ``uninterrupted`` makes the context in which a unit is handed out: Ctrl-C waits there
+    (:meth:`newsextract.batch.interrupt.StopOnInterrupt.deferred`), since a worker started
+    but not yet known to the pool would never be stopped, and the run would wait for it."""
+
+    def __init__(
+        self,
+        workers: int,
+        uninterrupted: Callable[[], AbstractContextManager[object]] = nullcontext,
+    ) -> None:
         self.workers = max(1, workers)
+        self._uninterrupted = uninterrupted
         self._executor: ProcessPoolExecutor | None = None
 
     def __enter__(self) -> WorkerPool:
@@ -73,11 +83,12 @@ class WorkerPool:
             yield unit, _result(unit, future)
 
     def _submit(self, unit: Unit) -> Future[list[PageOutcome]]:
-        if self._executor is None:
-            self._executor = ProcessPoolExecutor(
-                self.workers, mp_context=_context(), initializer=_ignore_interrupts
-            )
-        return self._executor.submit(_unit_outcomes, unit)
+        with self._uninterrupted():
+            if self._executor is None:
+                self._executor = ProcessPoolExecutor(
+                    self.workers, mp_context=_context(), initializer=_ignore_interrupts
+                )
+            return self._executor.submit(_unit_outcomes, unit)
 
 
 def _unit_outcomes(unit: Unit) -> list[PageOutcome]:

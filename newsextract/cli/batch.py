@@ -135,7 +135,7 @@ def run(args: argparse.Namespace) -> int:
         return run_warc(args)
     output: BatchOutput | None = None
     try:
-        with StopOnInterrupt() as stop, WorkerPool(args.workers) as pool:
+        with StopOnInterrupt() as stop, WorkerPool(args.workers, stop.deferred) as pool:
             try:
                 entries = read_pages(args.pages, sys.stdin)
                 work = units(entries, args.mode, args.group_by, args.rules_dir)
