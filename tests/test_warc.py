@@ -4,13 +4,18 @@ from __future__ import annotations
 
 import gzip
 import json
+import os
+import re
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 from crawl_runner import CrawlRunner, read_jsonl
+from lxml import etree
 from mirror import Mirror
 from scrapy import Request, Spider
 from scrapy.exceptions import NotConfigured
@@ -215,6 +220,42 @@ def test_two_workers_write_the_records_of_one(tmp_path: Path) -> None:
     assert written["2"] == written["1"]
     urls = [str(record["url"]) for record in read_jsonl(tmp_path / "out1.jsonl")]
     assert urls == [f"http://www.example.org/story/{n}.html" for n in range(40)]
+
+
+def test_ctrl_c_keeps_the_records_written_and_a_well_formed_file(tmp_path: Path) -> None:
+    """Ctrl-C in the middle of an archive: the record being written is finished, the XML
+    file is closed, and the run says how many it wrote (it used to leave the file cut
+    off in the middle of a record)."""
+    archive = _archive(tmp_path / "warc", 3000)
+    out = tmp_path / "out.xml"
+    command = [sys.executable, "-m", "newsextract.cli", "batch", "--warc", str(archive)]
+    command += ["--out", str(out), "--format", "xml", "--quiet", "--workers", "2"]
+    process = subprocess.Popen(command, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 120
+        while _size(out) < 100_000 and time.monotonic() < deadline:
+            assert process.poll() is None, process.communicate()
+            time.sleep(0.01)
+        process.send_signal(signal.SIGINT)  # to the run's process alone, as kill -INT does
+        _, err = process.communicate(timeout=60)
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+    assert process.returncode == 130, err
+    (line,) = [line for line in err.splitlines() if line.strip()]
+    match = re.fullmatch(
+        r"newsextract batch: interrupted after (\d+) articles, (\d+) failures -> .*", line
+    )
+    assert match, line
+    written = int(match[1])
+    assert 0 < written < 3000
+    assert len(etree.parse(str(out)).getroot().findall("item")) == written
+    assert len(_failures(out)) == int(match[2])
+
+
+def _size(path: Path) -> int:
+    return path.stat().st_size if path.exists() else 0
 
 
 @pytest.mark.e2e

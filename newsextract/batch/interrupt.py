@@ -42,10 +42,11 @@ class StopOnInterrupt(AbstractContextManager["StopOnInterrupt"]):
 
     @contextmanager
     def deferred(self) -> Iterator[None]:
+        outer = self._writing  # within another: that one raises, at its end
         self._writing = True
         try:
             yield
         finally:
-            self._writing = False
-        if self.requested:
+            self._writing = outer
+        if self.requested and not outer:
             raise KeyboardInterrupt

@@ -190,20 +190,30 @@ def run_warc(args: argparse.Namespace) -> int:
         records = RecordFile(out, args.format)
     except OSError as error:
         return _said(f"--out {out}: {error.strerror or error}", 2)
-    output, reader = batch.ArchiveOutput(records, failures), batch.ArchiveFiles(archives)
+    reader = batch.ArchiveFiles(archives)
+    output = batch.ArchiveOutput(records, failures)
     try:
-        _write_archive(args, reader, output)
+        with StopOnInterrupt() as stop:
+            output.uninterrupted = stop.deferred
+            try:
+                _write_archive(args, reader, output, stop)
+            finally:
+                with stop.deferred():  # the files are closed (XML: its root too) even on Ctrl-C
+                    records.close()
+                    failures.close()
     except BatchError as error:
         return _said(str(error), 2)
-    finally:
-        records.close()
-        failures.close()
+    except KeyboardInterrupt:
+        done = f"{output.articles} articles, {output.failed} failures"
+        return _said(f"interrupted after {done} -> {out}", EXIT_INTERRUPTED)
     other = f", {output.skipped} listings, sitemaps or feeds left out" if output.skipped else ""
     print(f"{output.articles} articles, {output.failed} failures{other} -> {out}", file=sys.stderr)
     return 0 if output.articles else 1
 
 
-def _write_archive(args: argparse.Namespace, reader: ArchiveFiles, output: ArchiveOutput) -> None:
+def _write_archive(
+    args: argparse.Namespace, reader: ArchiveFiles, output: ArchiveOutput, stop: StopOnInterrupt
+) -> None:
     from newsextract.warc import batch
 
     pages = batch.article_pages(reader, output)
@@ -211,7 +221,7 @@ def _write_archive(args: argparse.Namespace, reader: ArchiveFiles, output: Archi
         for replayed in batch.replayed(pages, reader, args.rules_dir):
             output.write_replayed(replayed)
     else:
-        with WorkerPool(args.workers) as pool:
+        with WorkerPool(args.workers, stop.deferred) as pool:
             mode, group_by, rules_dir = args.mode, args.group_by, args.rules_dir
             for outcome in batch.archive_outcomes(pages, mode, group_by, rules_dir, pool):
                 output.write(outcome)

@@ -20,7 +20,8 @@ from __future__ import annotations
 
 import itertools
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
@@ -80,12 +81,15 @@ class ArchiveOutput:
     articles: int = 0
     failed: int = 0
     skipped: int = 0  # the crawl's other pages: listings, sitemaps, feeds
+    #: The context each record is written in: Ctrl-C waits there, so no line is cut short.
+    uninterrupted: Callable[[], AbstractContextManager[object]] = nullcontext
 
     def fail(self, url: str, record_id: str, stage: str, reason: str) -> None:
-        self.failed += 1
         line = {"url": url, "warcRecordId": record_id, "stage": stage, "reason": reason}
-        self.failures.write(json.dumps(line, ensure_ascii=False) + "\n")
-        self.failures.flush()
+        with self.uninterrupted():
+            self.failures.write(json.dumps(line, ensure_ascii=False) + "\n")
+            self.failures.flush()
+            self.failed += 1
 
     def write(self, outcome: PageOutcome) -> None:
         entry = outcome.entry
@@ -94,16 +98,19 @@ class ArchiveOutput:
             reason = outcome.error or "no main text found"
             self.fail(entry.url or "", entry.record_id, "extraction", reason)
             return
-        self.records.write(article_record(outcome, entry))
-        self.articles += 1
+        self._write(article_record(outcome, entry))
 
     def write_replayed(self, replayed: Replayed) -> None:
         response = replayed.response
         if replayed.item is None:
             self.fail(response.url, response.record_id, replayed.stage, replayed.reason)
             return
-        self.records.write({**record_dict(replayed.item), "warcRecordId": response.record_id})
-        self.articles += 1
+        self._write({**record_dict(replayed.item), "warcRecordId": response.record_id})
+
+    def _write(self, record: dict[str, Any]) -> None:
+        with self.uninterrupted():
+            self.records.write(record)
+            self.articles += 1
 
 
 def article_record(outcome: PageOutcome, entry: ArchivedEntry) -> dict[str, Any]:
