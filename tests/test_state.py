@@ -255,7 +255,7 @@ def test_a_store_locked_during_the_crawl_fails_once_then_at_once(db: Path) -> No
         for _ in range(20):  # no more waiting on the lock: the first failure stands
             with pytest.raises(StateStoreError, match=re.escape(str(db))):
                 store.add_pending("site x", PendingRequest("https://a.jp/9", "parse", "on_error"))
-        assert time.monotonic() - started < 0.3
+        assert time.monotonic() - started < 2  # waiting on each: 20 x 0.3 s, 6 s
         holder.execute("ROLLBACK")
     assert len(told) == 1 and str(db) in str(told[0])
     store.close()
