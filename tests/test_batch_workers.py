@@ -9,11 +9,11 @@ import re
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 from devdata import require_set
+from interrupting import interrupted, kill_group
 from lxml import etree
 
 from newsextract.batch.interrupt import StopOnInterrupt
@@ -177,7 +177,7 @@ def test_ctrl_c_ends_the_pool_while_a_worker_sends_its_result(tmp_path: Path) ->
     try:
         out, _ = process.communicate(timeout=60)
     finally:
-        _kill_group(process)
+        kill_group(process)
     assert process.returncode == 0 and out.strip() == "stopped"
 
 
@@ -210,13 +210,6 @@ def test_ctrl_c_while_a_worker_starts_waits_until_the_pool_knows_it(
             orphan.join()
 
 
-def _kill_group(process: subprocess.Popen[str]) -> None:
-    """The process and its workers, if a test ended without them ending."""
-    if process.poll() is None:
-        os.killpg(process.pid, signal.SIGKILL)
-        process.wait()
-
-
 def _article() -> bytes:
     paragraphs = "".join(
         f"<p>Paragraph {n} of a story about the harbour, its boats and the people who fish "
@@ -235,24 +228,12 @@ def test_sigint_with_two_workers_keeps_the_pages_written(tmp_path: Path) -> None
     (folder / "manifest.jsonl").write_text("\n".join(lines) + "\n")
     out = tmp_path / "out"
     command = [sys.executable, "-m", "newsextract.cli", "batch", str(folder / "manifest.jsonl")]
-    process = subprocess.Popen(
+    code, err = interrupted(
         [*command, "--out", str(out), "--format", "xml", "--quiet", "--workers", "2"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
+        lambda: len(list(out.glob("*.txt"))) >= 40,
         env={**os.environ, "PYTHONUNBUFFERED": "1"},
-        start_new_session=True,
     )
-    try:
-        deadline = time.monotonic() + 120
-        while len(list(out.glob("*.txt"))) < 40 and time.monotonic() < deadline:
-            assert process.poll() is None, process.communicate()
-            time.sleep(0.05)
-        process.send_signal(signal.SIGINT)  # to the run's process alone, as kill -INT does
-        _, err = process.communicate(timeout=60)
-    finally:
-        _kill_group(process)
-    assert process.returncode == 130, err
+    assert code == 130, err
     assert "Traceback" not in err
     (line,) = [line for line in err.splitlines() if line.strip()]
     assert line.startswith("newsextract batch: interrupted after ")

@@ -4,17 +4,15 @@ from __future__ import annotations
 
 import gzip
 import json
-import os
 import re
-import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 from crawl_runner import CrawlRunner, read_jsonl
+from interrupting import interrupted
 from lxml import etree
 from mirror import Mirror
 from scrapy import Request, Spider
@@ -230,19 +228,8 @@ def test_ctrl_c_keeps_the_records_written_and_a_well_formed_file(tmp_path: Path)
     out = tmp_path / "out.xml"
     command = [sys.executable, "-m", "newsextract.cli", "batch", "--warc", str(archive)]
     command += ["--out", str(out), "--format", "xml", "--quiet", "--workers", "2"]
-    process = subprocess.Popen(command, stderr=subprocess.PIPE, text=True, start_new_session=True)
-    try:
-        deadline = time.monotonic() + 120
-        while _size(out) < 100_000 and time.monotonic() < deadline:
-            assert process.poll() is None, process.communicate()
-            time.sleep(0.01)
-        process.send_signal(signal.SIGINT)  # to the run's process alone, as kill -INT does
-        _, err = process.communicate(timeout=60)
-    finally:
-        if process.poll() is None:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait()
-    assert process.returncode == 130, err
+    code, err = interrupted(command, lambda: _size(out) >= 100_000)
+    assert code == 130, err
     (line,) = [line for line in err.splitlines() if line.strip()]
     match = re.fullmatch(
         r"newsextract batch: interrupted after (\d+) articles, (\d+) failures -> .*", line

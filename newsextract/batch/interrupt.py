@@ -42,11 +42,10 @@ class StopOnInterrupt(AbstractContextManager["StopOnInterrupt"]):
 
     @contextmanager
     def deferred(self) -> Iterator[None]:
-        outer = self._writing  # within another: that one raises, at its end
         self._writing = True
         try:
             yield
         finally:
-            self._writing = outer
-        if self.requested and not outer:
+            self._writing = False
+        if self.requested:
             raise KeyboardInterrupt

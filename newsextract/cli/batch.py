@@ -196,7 +196,7 @@ def run_warc(args: argparse.Namespace) -> int:
         with StopOnInterrupt() as stop:
             output.uninterrupted = stop.deferred
             try:
-                _write_archive(args, reader, output, stop)
+                _write_archive(args, reader, output)
             finally:
                 with stop.deferred():  # the files are closed (XML: its root too) even on Ctrl-C
                     records.close()
@@ -211,9 +211,7 @@ def run_warc(args: argparse.Namespace) -> int:
     return 0 if output.articles else 1
 
 
-def _write_archive(
-    args: argparse.Namespace, reader: ArchiveFiles, output: ArchiveOutput, stop: StopOnInterrupt
-) -> None:
+def _write_archive(args: argparse.Namespace, reader: ArchiveFiles, output: ArchiveOutput) -> None:
     from newsextract.warc import batch
 
     pages = batch.article_pages(reader, output)
@@ -221,7 +219,7 @@ def _write_archive(
         for replayed in batch.replayed(pages, reader, args.rules_dir):
             output.write_replayed(replayed)
     else:
-        with WorkerPool(args.workers, stop.deferred) as pool:
+        with WorkerPool(args.workers, output.uninterrupted) as pool:
             mode, group_by, rules_dir = args.mode, args.group_by, args.rules_dir
             for outcome in batch.archive_outcomes(pages, mode, group_by, rules_dir, pool):
                 output.write(outcome)
